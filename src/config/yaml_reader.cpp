@@ -1,0 +1,243 @@
+#include "config/yaml_reader.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "common/strings.h"
+
+namespace kvsim::config {
+namespace {
+
+std::string fixed_or_int(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+}  // namespace
+
+YAML::Node load_yaml_file(const std::string& path) {
+  try {
+    return YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw Error({path, 0, 0, ""}, "cannot open file");
+  } catch (const YAML::ParserException& e) {
+    throw Error({path, e.mark.line + 1, e.mark.column + 1, ""}, "invalid YAML: " + e.msg);
+  }
+}
+
+YAML::Node load_yaml_text(std::string_view text, const std::string& display_name) {
+  try {
+    return YAML::Load(std::string(text));
+  } catch (const YAML::ParserException& e) {
+    throw Error({display_name, e.mark.line + 1, e.mark.column + 1, ""}, "invalid YAML: " + e.msg);
+  }
+}
+
+ErrorLocation node_location(const YAML::Node& node, const std::string& file,
+                            const std::string& field) {
+  ErrorLocation loc{file, 0, 0, field};
+  if (node.IsDefined()) {
+    const YAML::Mark mark = node.Mark();
+    if (mark.line >= 0) {
+      loc.line = mark.line + 1;
+      loc.column = mark.column + 1;
+    }
+  }
+  return loc;
+}
+
+std::string describe_node(const YAML::Node& node) {
+  if (!node.IsDefined() || node.IsNull()) return "nothing";
+  if (node.IsMap()) return "a map";
+  if (node.IsSequence()) return "a list";
+  return "'" + node.Scalar() + "'";
+}
+
+MapReader::MapReader(const YAML::Node& node, std::string file, std::string path)
+    : node_(node), file_(std::move(file)), path_(std::move(path)) {
+  if (!node_.IsMap()) {
+    throw Error(node_location(node_, file_, path_),
+                "expected a map of fields, got " + describe_node(node_));
+  }
+}
+
+bool MapReader::has(const std::string& key) const {
+  const YAML::Node v = node_[key];
+  return v.IsDefined() && !v.IsNull();
+}
+
+std::string MapReader::field(const std::string& key) const {
+  return path_.empty() ? key : path_ + "." + key;
+}
+
+Error MapReader::error(const std::string& key, const std::string& message) const {
+  const YAML::Node v = node_[key];
+  return Error(node_location(v.IsDefined() ? v : node_, file_, field(key)), message);
+}
+
+YAML::Node MapReader::value_or_throw(const std::string& key) {
+  read_.insert(key);
+  const YAML::Node v = node_[key];
+  if (!v.IsDefined() || v.IsNull()) {
+    throw Error(node_location(node_, file_, field(key)), "missing required field");
+  }
+  return v;
+}
+
+std::string MapReader::describe(const YAML::Node& node) const { return describe_node(node); }
+
+std::int64_t MapReader::get_int(const std::string& key, std::int64_t min, std::int64_t max) {
+  const YAML::Node v = value_or_throw(key);
+  std::optional<std::int64_t> value;
+  if (v.IsScalar()) {
+    std::string text = v.Scalar();
+    // Accept digit separators people write in YAML (1_000_000) and exact floats like 8192.0.
+    std::string cleaned;
+    for (char c : text) {
+      if (c != '_') cleaned += c;
+    }
+    value = parse_int(cleaned);
+    if (!value) {
+      const auto d = parse_double(cleaned);
+      if (d && std::floor(*d) == *d && std::fabs(*d) < 9.2e18) value = static_cast<std::int64_t>(*d);
+    }
+  }
+  std::string expected = "an integer";
+  if (min == 1 && max == std::numeric_limits<std::int64_t>::max()) {
+    expected = "a positive integer";
+  } else if (min == 0 && max == std::numeric_limits<std::int64_t>::max()) {
+    expected = "a non-negative integer";
+  } else if (min != std::numeric_limits<std::int64_t>::min() ||
+             max != std::numeric_limits<std::int64_t>::max()) {
+    expected = "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+  }
+  if (!value || *value < min || *value > max) {
+    throw Error(node_location(v, file_, field(key)), "expected " + expected + ", got " + describe(v));
+  }
+  return *value;
+}
+
+std::optional<std::int64_t> MapReader::optional_int(const std::string& key, std::int64_t min,
+                                                    std::int64_t max) {
+  read_.insert(key);
+  if (!has(key)) return std::nullopt;
+  return get_int(key, min, max);
+}
+
+double MapReader::get_double(const std::string& key, double min, double max) {
+  const YAML::Node v = value_or_throw(key);
+  std::optional<double> value;
+  if (v.IsScalar()) {
+    std::string cleaned;
+    for (char c : v.Scalar()) {
+      if (c != '_') cleaned += c;
+    }
+    value = parse_double(cleaned);
+  }
+  if (!value || *value < min || *value > max) {
+    std::string expected = "a number";
+    if (std::isfinite(min) && std::isfinite(max)) {
+      expected += " in [" + fixed_or_int(min) + ", " + fixed_or_int(max) + "]";
+    } else if (std::isfinite(min)) {
+      expected += min == 0 ? " >= 0" : " >= " + fixed_or_int(min);
+    } else if (std::isfinite(max)) {
+      expected += " <= " + fixed_or_int(max);
+    }
+    throw Error(node_location(v, file_, field(key)), "expected " + expected + ", got " + describe(v));
+  }
+  return *value;
+}
+
+std::optional<double> MapReader::optional_double(const std::string& key, double min, double max) {
+  read_.insert(key);
+  if (!has(key)) return std::nullopt;
+  return get_double(key, min, max);
+}
+
+std::string MapReader::get_string(const std::string& key) {
+  const YAML::Node v = value_or_throw(key);
+  if (!v.IsScalar()) {
+    throw Error(node_location(v, file_, field(key)), "expected a string, got " + describe(v));
+  }
+  return v.Scalar();
+}
+
+std::optional<std::string> MapReader::optional_string(const std::string& key) {
+  read_.insert(key);
+  if (!has(key)) return std::nullopt;
+  return get_string(key);
+}
+
+std::string MapReader::get_choice(const std::string& key, const std::vector<std::string>& choices) {
+  const std::string value = get_string(key);
+  for (const auto& c : choices) {
+    if (c == value) return value;
+  }
+  throw Error(node_location(node_[key], file_, field(key)),
+              "expected one of " + join(choices, "|") + ", got '" + value + "'" +
+                  did_you_mean(value, choices));
+}
+
+std::optional<std::string> MapReader::optional_choice(const std::string& key,
+                                                      const std::vector<std::string>& choices) {
+  read_.insert(key);
+  if (!has(key)) return std::nullopt;
+  return get_choice(key, choices);
+}
+
+bool MapReader::get_bool(const std::string& key) {
+  const YAML::Node v = value_or_throw(key);
+  if (v.IsScalar()) {
+    const std::string s = to_lower(v.Scalar());
+    if (s == "true" || s == "yes" || s == "on") return true;
+    if (s == "false" || s == "no" || s == "off") return false;
+  }
+  throw Error(node_location(v, file_, field(key)), "expected true or false, got " + describe(v));
+}
+
+bool MapReader::optional_bool(const std::string& key, bool default_value) {
+  read_.insert(key);
+  if (!has(key)) return default_value;
+  return get_bool(key);
+}
+
+MapReader MapReader::get_map(const std::string& key) {
+  const YAML::Node v = value_or_throw(key);
+  return MapReader(v, file_, field(key));
+}
+
+std::optional<MapReader> MapReader::optional_map(const std::string& key) {
+  read_.insert(key);
+  if (!has(key)) return std::nullopt;
+  return get_map(key);
+}
+
+YAML::Node MapReader::get_node(const std::string& key) { return value_or_throw(key); }
+
+std::optional<YAML::Node> MapReader::optional_node(const std::string& key) {
+  read_.insert(key);
+  if (!has(key)) return std::nullopt;
+  return node_[key];
+}
+
+void MapReader::ignore(const std::string& key) { read_.insert(key); }
+
+std::vector<std::string> MapReader::keys() const {
+  std::vector<std::string> out;
+  for (const auto& kv : node_) out.push_back(kv.first.Scalar());
+  return out;
+}
+
+void MapReader::finish() const {
+  std::vector<std::string> known(read_.begin(), read_.end());
+  for (const auto& kv : node_) {
+    const std::string key = kv.first.Scalar();
+    if (read_.count(key) == 0) {
+      throw Error(node_location(kv.first, file_, field(key)),
+                  "unknown key '" + key + "'" + did_you_mean(key, known));
+    }
+  }
+}
+
+}  // namespace kvsim::config

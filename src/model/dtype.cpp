@@ -1,0 +1,52 @@
+#include "model/dtype.h"
+
+#include "common/strings.h"
+
+namespace kvsim::model {
+
+int bits_per_element(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::kFp32: return 32;
+    case Dtype::kFp16: return 16;
+    case Dtype::kBf16: return 16;
+    case Dtype::kFp8: return 8;
+    case Dtype::kInt8: return 8;
+    case Dtype::kInt4: return 4;
+  }
+  return 0;
+}
+
+std::string_view dtype_name(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::kFp32: return "fp32";
+    case Dtype::kFp16: return "fp16";
+    case Dtype::kBf16: return "bf16";
+    case Dtype::kFp8: return "fp8";
+    case Dtype::kInt8: return "int8";
+    case Dtype::kInt4: return "int4";
+  }
+  return "?";
+}
+
+std::optional<Dtype> parse_dtype(std::string_view name) {
+  const std::string n = to_lower(trim(name));
+  if (n == "fp32" || n == "float32" || n == "float") return Dtype::kFp32;
+  if (n == "fp16" || n == "float16" || n == "half") return Dtype::kFp16;
+  if (n == "bf16" || n == "bfloat16") return Dtype::kBf16;
+  if (n == "fp8" || n == "fp8_e4m3" || n == "fp8_e5m2" || n == "float8_e4m3fn" ||
+      n == "float8_e5m2" || n == "e4m3" || n == "e5m2") {
+    return Dtype::kFp8;
+  }
+  if (n == "int8" || n == "i8") return Dtype::kInt8;
+  if (n == "int4" || n == "i4") return Dtype::kInt4;
+  return std::nullopt;
+}
+
+std::vector<std::string> dtype_names() { return {"fp32", "fp16", "bf16", "fp8", "int8", "int4"}; }
+
+std::uint64_t bytes_for_elements(std::uint64_t num_elements, Dtype dtype) {
+  const std::uint64_t bits = num_elements * static_cast<std::uint64_t>(bits_per_element(dtype));
+  return (bits + 7) / 8;
+}
+
+}  // namespace kvsim::model

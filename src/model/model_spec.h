@@ -1,0 +1,103 @@
+#pragma once
+// A model's architecture as plain data: what the memory math and the cost model need. Filled by
+// config/ (kvsim model YAML or a Hugging Face config.json); validated there.
+//
+// Invariants of a validated ModelSpec (config::validate_model enforces them):
+//   num_layers > 0; layer_kinds.size() == num_layers;
+//   attention.num_q_heads % attention.num_kv_heads == 0 (non-MLA);
+//   sliding_window > 0 iff some layer is kSlidingWindow;
+//   moe.num_experts == 0 or 0 < moe.experts_per_token <= moe.num_experts.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/dtype.h"
+
+namespace kvsim::model {
+
+enum class AttentionKind : std::uint8_t { kMha, kMqa, kGqa, kMla };
+
+// What one decoder layer keeps per token of a sequence.
+enum class LayerKind : std::uint8_t {
+  kFullAttention,  // K and V (or the MLA latent) of every token
+  kSlidingWindow,  // only the last `attention.sliding_window` tokens
+  kNoKvCache,      // e.g. a Mamba/SSM or MLP-only layer: no per-token cache (see ssm_state_bytes)
+};
+
+// Multi-head latent attention (DeepSeek-V2/V3). The cache holds one latent of
+// (kv_lora_rank + qk_rope_head_dim) elements per token per layer, shared by all heads.
+struct MlaSpec {
+  std::int64_t kv_lora_rank = 0;
+  std::int64_t qk_rope_head_dim = 0;
+  std::int64_t qk_nope_head_dim = 0;
+  std::int64_t v_head_dim = 0;
+  std::int64_t q_lora_rank = 0;  // 0: queries are projected directly (no low-rank q)
+};
+
+struct AttentionSpec {
+  AttentionKind kind = AttentionKind::kGqa;
+  std::int64_t num_q_heads = 0;
+  std::int64_t num_kv_heads = 0;  // MLA: nominal (== num_q_heads); the cache is the latent
+  std::int64_t head_dim = 0;      // per-head dimension of Q and K (and V unless v_head_dim set)
+  std::int64_t v_head_dim = 0;    // 0: same as head_dim
+  MlaSpec mla;                    // kind == kMla only
+  std::int64_t sliding_window = 0;  // tokens cached by kSlidingWindow layers; 0 = none
+  // Hybrid local/global models whose full-attention layers use another geometry (Gemma 3/4):
+  // 0 = same as num_kv_heads / head_dim.
+  std::int64_t full_layer_num_kv_heads = 0;
+  std::int64_t full_layer_head_dim = 0;
+  bool k_eq_v = false;  // K and V are one shared tensor (cache holds one, not two)
+};
+
+struct MoeSpec {
+  std::int64_t num_experts = 0;  // routed experts; 0 = dense model
+  std::int64_t experts_per_token = 0;
+  std::int64_t expert_intermediate_size = 0;
+  std::int64_t num_shared_experts = 0;
+  std::int64_t shared_expert_intermediate_size = 0;  // per shared expert; 0 = expert size
+  std::int64_t first_dense_layers = 0;  // leading layers with a dense MLP (DeepSeek)
+  std::int64_t moe_layer_interval = 1;  // every n-th layer (after the dense ones) is MoE
+  bool enabled() const { return num_experts > 0; }
+};
+
+struct ModelSpec {
+  std::string name;    // catalog name, e.g. "llama-3-70b"
+  std::string family;  // e.g. "llama", "mistral", "deepseek_v2"
+  std::string source;  // where the numbers come from (URL, paper, config.json path)
+
+  std::int64_t num_layers = 0;
+  std::int64_t hidden_size = 0;
+  std::int64_t intermediate_size = 0;  // dense MLP width
+  std::int64_t vocab_size = 0;
+  std::int64_t max_context = 0;  // max sequence length the model supports (tokens)
+
+  AttentionSpec attention;
+  std::vector<LayerKind> layer_kinds;  // one per decoder layer
+  MoeSpec moe;
+
+  bool gated_mlp = true;  // SwiGLU/GeGLU: three matrices; false: up + down only (GPT-2, OPT)
+  bool tie_word_embeddings = false;
+  bool parallel_attention_mlp = false;  // Falcon/GPT-J style (one norm, one all-reduce)
+  bool attention_bias = false;
+  bool mlp_bias = false;
+  bool learned_positions = false;  // GPT-2/OPT: a (max_context × hidden) position table
+  bool layernorm_bias = false;     // LayerNorm with bias (2 vectors) vs RMSNorm (1)
+
+  Dtype weight_dtype = Dtype::kBf16;
+
+  // Fixed per-sequence state of kNoKvCache layers that are SSMs (bytes per sequence, summed over
+  // those layers, in weight_dtype); 0 for pure transformers.
+  std::uint64_t ssm_state_bytes_per_sequence = 0;
+
+  std::int64_t num_layers_of(LayerKind kind) const {
+    std::int64_t n = 0;
+    for (LayerKind k : layer_kinds) n += (k == kind) ? 1 : 0;
+    return n;
+  }
+};
+
+std::string_view attention_kind_name(AttentionKind kind);  // "mha", "mqa", "gqa", "mla"
+std::string_view layer_kind_name(LayerKind kind);          // "full", "sliding", "none"
+
+}  // namespace kvsim::model

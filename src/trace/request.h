@@ -1,0 +1,47 @@
+#pragma once
+// One request of a workload, as every reader and generator yields it, and the streaming
+// interface they share. Readers hold O(1) state: memory never grows with the trace length.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/units.h"
+
+namespace kvsim::trace {
+
+struct RequestSpec {
+  std::uint64_t id = 0;             // 0-based position in the workload, in arrival order
+  TimeNs arrival_ns = 0;            // relative to the first request (>= 0, non-decreasing)
+  std::int64_t prompt_tokens = 0;   // >= 1
+  std::int64_t output_tokens = 0;   // >= 1
+  std::string session_id;           // empty when the source has none
+  // Content ids of the prompt's leading blocks, `prefix_block_tokens` tokens each (Mooncake
+  // hash_ids: 512). Two requests with the same id at the same position share that prefix block.
+  // Empty when the source has none.
+  std::vector<std::uint64_t> prefix_hashes;
+  std::int64_t prefix_block_tokens = 0;  // 0 when prefix_hashes is empty
+};
+
+// What a reader saw, for reports ("rows skipped", "prompts truncated").
+struct ReaderStats {
+  std::int64_t rows_read = 0;          // data rows seen (header excluded)
+  std::int64_t requests = 0;           // requests yielded
+  std::int64_t bad_rows_skipped = 0;   // malformed rows skipped under --skip-bad-rows
+  std::int64_t failed_requests = 0;    // rows that record a failed request (BurstGPT: 0 response tokens)
+  std::int64_t truncated_prompts = 0;  // prompts cut to --max-model-len
+};
+
+// Interface: a source of requests in arrival order (a file reader, a generator, a transform).
+class TraceReader {
+ public:
+  virtual ~TraceReader() = default;
+  // Fills `out` with the next request and returns true; false at the end. Throws kvsim::Error
+  // (file, line, column) on bad input unless the reader was told to skip bad rows.
+  virtual bool next(RequestSpec& out) = 0;
+  virtual ReaderStats stats() const = 0;
+  // Short description for reports, e.g. "azure-csv ../shared/data/.../conv.csv".
+  virtual std::string describe() const = 0;
+};
+
+}  // namespace kvsim::trace
