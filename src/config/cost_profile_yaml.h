@@ -1,0 +1,24 @@
+#pragma once
+// The `cost_model:` section of a hardware YAML ↔ model::CostProfile.
+//
+//   cost_model:
+//     provenance: {kind: datasheet, device: ..., driver: ..., date: ..., kvsim_version: ..., source: ...}
+//     step_overhead_us: 2000
+//     op_classes:
+//       gemm:        {compute: 0.7, memory: 0.8, launch_us: 5}
+//       attn_decode: {compute: 0.5, memory: {log10_x: [5, 7, 9], y: [0.3, 0.6, 0.8]}, launch_us: 5}
+
+#include <string>
+
+#include "config/yaml_reader.h"
+#include "model/cost_profile.h"
+
+namespace kvsim::config {
+
+// Reads the section; bad values throw kvsim::Error located in the file.
+model::CostProfile parse_cost_profile(MapReader& section);
+
+// YAML text of the section (without the "cost_model:" key), indented by `indent` spaces.
+std::string emit_cost_profile_yaml(const model::CostProfile& profile, int indent);
+
+}  // namespace kvsim::config
