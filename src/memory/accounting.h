@@ -57,9 +57,9 @@ struct ByteAccounting {
   bool operator==(const ByteAccounting&) const = default;
 };
 
-// The five quantities as fractions of capacity. Added in declaration order
-// ((((token_states + reservation) + internal) + external) + free) they give exactly 1.0: `free` is
-// computed as 1 minus the sum of the other four.
+// The five quantities as fractions of capacity, each its exact integer part over the exact whole
+// (computed in double): a zero part is exactly 0.0, a part equal to the whole exactly 1.0. They
+// add up to 1 within a few ulps (< 1e-15); the integers they come from add up exactly.
 struct Fractions {
   double token_states = 0;
   double reservation = 0;
