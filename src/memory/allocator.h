@@ -54,7 +54,7 @@ struct AdmitResult {
 
 // Prefix-cache counters, counted at successful admissions only (a refused admit counts nothing).
 struct PrefixCacheStats {
-  std::int64_t queries = 0;       // admissions of a prompt with block_content_ids
+  std::int64_t queries = 0;       // admissions (with prefix caching on), with or without ids
   std::int64_t query_blocks = 0;  // full prompt blocks looked up (those a hit could cover)
   std::int64_t hit_blocks = 0;    // of those, found in the cache
   std::int64_t query_tokens = 0;  // prompt tokens of those admissions
@@ -91,7 +91,8 @@ class Allocator {
   // the first chunk under chunked prefill), prefix-cache hits included: afterwards the sequence
   // holds num_tokens tokens, of which the first AdmitResult::cached_tokens need no compute.
   // nullopt, with nothing changed, when it does not fit (paged: also when fewer than the
-  // watermark's blocks would stay free). Requires 0 <= num_tokens, a new id, and
+  // watermark's blocks would stay free; contiguous: also when num_tokens exceeds the extent its
+  // reservation policy gives it). Requires 0 <= num_tokens, a new id, and
   // prompt_tokens <= final_tokens.
   virtual std::optional<AdmitResult> admit(const SeqInfo& seq, std::int64_t num_tokens) = 0;
   // Room for `num_tokens` more tokens of an admitted, resident sequence; they count as stored
@@ -108,32 +109,45 @@ class Allocator {
   // Bytes of KV per slot (per GPU), as handed in (hybrid: summed over the groups).
   virtual Bytes bytes_per_slot() const = 0;
 
+  // ---- Extensions. Both real allocators override every one; the defaults are for allocators
+  // (and test fakes) without the feature, so a fake need implement only the five above.
+
   // The same accounting in bytes; sums exactly to capacity bytes. Use this for fractions.
-  virtual ByteAccounting byte_accounting(const SeqInfo* waiting_head) const = 0;
+  // Default: accounting() × bytes_per_slot() (exact for a single-group allocator).
+  virtual ByteAccounting byte_accounting(const SeqInfo* waiting_head) const;
 
   // A child sequence that starts as a copy of `parent` (same tokens so far). Paged: copy-on-
   // write, the child shares every block (a shared partial block is copied by whichever sequence
   // writes into it first), so it always succeeds. Contiguous: the child gets its own extent (its
   // reservation from child.final_tokens and the parent's prompt) and false, with nothing
   // changed, when none fits. Only child.id and child.final_tokens are read. Requires a resident
-  // parent and a new child id.
-  virtual bool fork(SeqId parent, const SeqInfo& child) = 0;
+  // parent and a new child id. Default: false.
+  virtual bool fork(SeqId parent, const SeqInfo& child);
 
   // Moves a resident sequence's KV to the CPU swap space, releasing its GPU memory. Returns the
   // bytes moved (paged: whole blocks; contiguous: the stored tokens), or nullopt, with nothing
-  // changed, when the CPU space lacks room (or there is none: cpu_swap_bytes 0).
-  virtual std::optional<Bytes> swap_out(SeqId id) = 0;
+  // changed, when the CPU space lacks room (or there is none: cpu_swap_bytes 0). Until swap_in
+  // the sequence may only be freed. Default: nullopt.
+  virtual std::optional<Bytes> swap_out(SeqId id);
   // Brings a swapped-out sequence back: the same tokens, fresh GPU memory. Returns the bytes
   // moved, or nullopt, with nothing changed, when the GPU lacks room (paged: the watermark
-  // applies, as at admission).
-  virtual std::optional<Bytes> swap_in(SeqId id) = 0;
+  // applies, as at admission). Default: nullopt.
+  virtual std::optional<Bytes> swap_in(SeqId id);
 
   // The prefix-cache hit admit(seq, num_tokens) would find now, in tokens, without changing
   // anything (so a chunked-prefill scheduler can size the first chunk: admit cached + chunk).
-  // 0 without prefix caching.
-  virtual std::int64_t cached_prefix_tokens(const SeqInfo& seq, std::int64_t num_tokens) const = 0;
+  // 0 without prefix caching (the default).
+  virtual std::int64_t cached_prefix_tokens(const SeqInfo& seq, std::int64_t num_tokens) const;
 
-  virtual AllocatorStats stats() const = 0;
+  // Counters since construction. Default: all zero.
+  virtual AllocatorStats stats() const;
+
+  // Whether `seq` could run alone in an otherwise empty allocator: admitted with its whole
+  // prompt and grown one token at a time to final_tokens, ignoring prefix hits. false means no
+  // amount of waiting or preemption makes it fit: the scheduler should reject it. Paged
+  // sliding-window groups are bounded by ceil(window / block) + 1 blocks (a safe bound).
+  // Default: true.
+  virtual bool fits_alone(const SeqInfo& seq) const;
 };
 
 enum class AllocatorKind : std::uint8_t {

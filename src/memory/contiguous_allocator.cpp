@@ -194,19 +194,9 @@ SlotAccounting ContiguousAllocator::accounting(const SeqInfo* waiting_head) cons
   return a;
 }
 
-ByteAccounting ContiguousAllocator::byte_accounting(const SeqInfo* waiting_head) const {
-  const SlotAccounting s = accounting(waiting_head);
-  const auto bytes = [&](std::int64_t slots) {
-    return static_cast<Bytes>(slots) * bytes_per_slot_;
-  };
-  ByteAccounting b;
-  b.capacity = bytes(s.capacity);
-  b.token_states = bytes(s.token_states);
-  b.reservation = bytes(s.reservation);
-  b.internal_fragmentation = bytes(s.internal_fragmentation);
-  b.external_fragmentation = bytes(s.external_fragmentation);
-  b.free = bytes(s.free);
-  return b;
+bool ContiguousAllocator::fits_alone(const SeqInfo& seq) const {
+  return placer_->extent_size(reservation_slots(seq.prompt_tokens, seq.final_tokens)) <=
+         placer_->max_extent();
 }
 
 void ContiguousAllocator::check_invariants() const {

@@ -35,12 +35,12 @@ class ContiguousAllocator final : public Allocator {
   void free(SeqId id) override;
   SlotAccounting accounting(const SeqInfo* waiting_head) const override;
   Bytes bytes_per_slot() const override { return bytes_per_slot_; }
-  ByteAccounting byte_accounting(const SeqInfo* waiting_head) const override;
   bool fork(SeqId parent, const SeqInfo& child) override;
   std::optional<Bytes> swap_out(SeqId id) override;
   std::optional<Bytes> swap_in(SeqId id) override;
   std::int64_t cached_prefix_tokens(const SeqInfo&, std::int64_t) const override { return 0; }
   AllocatorStats stats() const override { return stats_; }
+  bool fits_alone(const SeqInfo& seq) const override;
 
   // Slots policy reserves for a request (before placement rounding).
   std::int64_t reservation_slots(std::int64_t prompt_tokens, std::int64_t final_tokens) const;

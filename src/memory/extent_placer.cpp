@@ -92,6 +92,10 @@ std::int64_t BuddyPlacer::largest_free_extent() const {
   return 0;
 }
 
+std::int64_t BuddyPlacer::max_extent() const {
+  return std::int64_t{1} << roots_.front().second;
+}
+
 std::vector<Extent> BuddyPlacer::free_extents() const {
   std::vector<Extent> out;
   for (int order = 0; order <= kMaxOrder; ++order) {

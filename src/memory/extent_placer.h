@@ -39,6 +39,8 @@ class ExtentPlacer {
   virtual std::int64_t largest_free_extent() const = 0;
   virtual std::int64_t free_slots() const = 0;
   virtual std::int64_t capacity() const = 0;
+  // The largest extent the empty space could place (buddy: the largest root).
+  virtual std::int64_t max_extent() const = 0;
   // The free extents (buddy: free blocks) in address order, for tests.
   virtual std::vector<Extent> free_extents() const = 0;
 };
@@ -52,6 +54,7 @@ class BuddyPlacer final : public ExtentPlacer {
   std::int64_t largest_free_extent() const override;
   std::int64_t free_slots() const override { return free_slots_; }
   std::int64_t capacity() const override { return capacity_; }
+  std::int64_t max_extent() const override;
   std::vector<Extent> free_extents() const override;
 
  private:
@@ -73,6 +76,7 @@ class FreeListPlacer final : public ExtentPlacer {
   std::int64_t largest_free_extent() const override;
   std::int64_t free_slots() const override { return free_slots_; }
   std::int64_t capacity() const override { return capacity_; }
+  std::int64_t max_extent() const override { return capacity_; }
   std::vector<Extent> free_extents() const override;
 
  private:

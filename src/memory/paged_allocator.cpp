@@ -405,6 +405,21 @@ AllocatorStats PagedAllocator::stats() const {
   return s;
 }
 
+bool PagedAllocator::fits_alone(const SeqInfo& seq) const {
+  std::int64_t at_admission = 0;
+  std::int64_t peak = 0;
+  for (const GroupGeometry& g : groups_) {
+    const std::int64_t prompt_blocks = cdiv(seq.prompt_tokens, g.block_size);
+    const std::int64_t final_blocks = cdiv(seq.final_tokens, g.block_size);
+    at_admission += prompt_blocks;
+    peak += g.sliding_window == 0
+                ? final_blocks
+                : std::min(final_blocks,
+                           std::max(prompt_blocks, cdiv(g.sliding_window, g.block_size) + 1));
+  }
+  return at_admission <= pool_.num_blocks() - watermark_blocks_ && peak <= pool_.num_blocks();
+}
+
 // ---- accounting ---------------------------------------------------------------------------
 
 std::vector<std::int64_t> PagedAllocator::reservation_slots() const {

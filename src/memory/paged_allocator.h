@@ -59,6 +59,7 @@ class PagedAllocator final : public Allocator {
   std::optional<Bytes> swap_in(SeqId id) override;
   std::int64_t cached_prefix_tokens(const SeqInfo& seq, std::int64_t num_tokens) const override;
   AllocatorStats stats() const override;
+  bool fits_alone(const SeqInfo& seq) const override;
 
   std::int64_t num_blocks() const { return pool_.num_blocks(); }
   Bytes page_bytes() const { return page_bytes_; }

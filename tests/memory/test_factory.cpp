@@ -95,3 +95,78 @@ TEST_CASE("contiguous allocators keep every layer: their slot is the sum of the 
 
 }  // namespace
 }  // namespace kvsim::memory
+
+namespace kvsim::memory {
+namespace {
+
+AllocatorOptions tiny(AllocatorKind kind, std::int64_t capacity, Placement placement) {
+  AllocatorOptions o;
+  o.kind = kind;
+  o.bytes_per_slot = 1;
+  o.capacity_bytes = static_cast<Bytes>(capacity);
+  o.placement = placement;
+  o.watermark = 0;
+  return o;
+}
+
+TEST_CASE("fits_alone: whether a request could ever run, to reject instead of waiting forever",
+          "[memory][factory]") {
+  // Buddy over 100 slots: the largest block is the 64-slot root.
+  auto buddy = make_allocator(tiny(AllocatorKind::kContiguousOracle, 100, Placement::kBuddy));
+  CHECK(buddy->fits_alone(SeqInfo{1, 10, 64, {}}));
+  CHECK_FALSE(buddy->fits_alone(SeqInfo{1, 10, 65, {}}));
+  auto first = make_allocator(tiny(AllocatorKind::kContiguousOracle, 100, Placement::kFirstFit));
+  CHECK(first->fits_alone(SeqInfo{1, 10, 100, {}}));
+  CHECK_FALSE(first->fits_alone(SeqInfo{1, 10, 101, {}}));
+  AllocatorOptions max = tiny(AllocatorKind::kContiguousMax, 1500, Placement::kFirstFit);
+  max.max_seq_len = 2048;  // every request reserves more than the space
+  CHECK_FALSE(make_allocator(max)->fits_alone(SeqInfo{1, 10, 20, {}}));
+
+  // Paged, 10 blocks of 16, 1 kept back at admission.
+  AllocatorOptions p = tiny(AllocatorKind::kPaged, 160, Placement::kBuddy);
+  p.watermark = 0.1;
+  auto paged = make_allocator(p);
+  CHECK(paged->fits_alone(SeqInfo{1, 144, 160, {}}));
+  CHECK_FALSE(paged->fits_alone(SeqInfo{1, 145, 150, {}}));  // 10 blocks at admission
+  CHECK_FALSE(paged->fits_alone(SeqInfo{1, 10, 161, {}}));   // 11 blocks at the end
+  // A sliding window bounds what a sequence holds: 3 blocks for a window of 32.
+  p.groups = {{1, 32}};
+  p.capacity_bytes = 4 * 16;
+  p.watermark = 0;
+  auto window = make_allocator(p);
+  CHECK(window->fits_alone(SeqInfo{1, 16, 10'000, {}}));
+  CHECK_FALSE(window->fits_alone(SeqInfo{1, 80, 100, {}}));  // 5 blocks for the prompt
+}
+
+// The smallest allocator a scheduler test could fake: only the five required methods.
+class FiveMethodAllocator final : public Allocator {
+ public:
+  std::optional<AdmitResult> admit(const SeqInfo&, std::int64_t) override { return std::nullopt; }
+  bool grow(SeqId, std::int64_t) override { return false; }
+  void free(SeqId) override {}
+  SlotAccounting accounting(const SeqInfo*) const override {
+    SlotAccounting a;
+    a.capacity = 10;
+    a.token_states = 3;
+    a.reservation = 2;
+    a.internal_fragmentation = 1;
+    a.free = 4;
+    return a;
+  }
+  Bytes bytes_per_slot() const override { return 7; }
+};
+
+TEST_CASE("the extensions have defaults for allocators without the feature", "[memory][factory]") {
+  FiveMethodAllocator a;
+  const ByteAccounting b = a.byte_accounting(nullptr);
+  CHECK(b == ByteAccounting{70, 21, 14, 7, 0, 28});
+  CHECK_FALSE(a.fork(1, SeqInfo{2, 0, 0, {}}));
+  CHECK_FALSE(a.swap_out(1));
+  CHECK_FALSE(a.swap_in(1));
+  CHECK(a.cached_prefix_tokens(SeqInfo{}, 10) == 0);
+  CHECK(a.stats().admits == 0);
+  CHECK(a.fits_alone(SeqInfo{}));
+}
+
+}  // namespace
+}  // namespace kvsim::memory
