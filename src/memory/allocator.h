@@ -1,8 +1,8 @@
 #pragma once
 // The KV-cache allocator interface the scheduler drives. Allocators count token slots; the bytes
 // per slot are handed in at construction, so an allocator knows nothing of models or time.
-// Running out of space is a return value (nullopt / false, nothing changed), never an exception:
-// the scheduler decides whom to preempt.
+// Running out of space is a return value (nullopt / false, nothing changed but the refusal
+// counters of stats()), never an exception: the scheduler decides whom to preempt.
 //
 // Two families, built by make_allocator() from AllocatorOptions:
 //  - paged (PagedAttention / vLLM): a pool of fixed-size blocks, a block table per sequence,
