@@ -122,6 +122,11 @@ struct WorkloadOptions {
   TransformOptions transforms;  // both
 };
 
+// Fills the defaults that need no file access: with synthetic.lengths_from set, an unset
+// (fixed 0) prompt/output distribution becomes kEmpirical; kReplay without arrival_trace replays
+// lengths_from. Workload's constructor calls it before validate_workload.
+void apply_workload_defaults(WorkloadOptions& options);
+
 // Throws kvsim::Error (field = the option's YAML name, message naming the flag) when options
 // contradict each other or are out of range. Workload's constructor calls it.
 void validate_workload(const WorkloadOptions& options);
