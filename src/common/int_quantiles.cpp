@@ -49,8 +49,12 @@ double IntQuantiles::sum() const {
 
 double IntQuantiles::mean() const {
   KVSIM_ASSERT(count_ > 0, "IntQuantiles::mean of no samples");
-  // Exact integer part plus the remainder, so the double result is correctly rounded-ish even for
-  // sums beyond 2^53.
+  // Sums within 2^53 are exact doubles, so one division is correctly rounded. Beyond, the
+  // integer part is exact and the remainder's share is added.
+  constexpr i128 kExact = i128{1} << 53;
+  if (sum_ > -kExact && sum_ < kExact) {
+    return static_cast<double>(sum_) / static_cast<double>(count_);
+  }
   const i128 whole = sum_ / count_;
   const i128 rest = sum_ % count_;
   return static_cast<double>(whole) + static_cast<double>(rest) / static_cast<double>(count_);

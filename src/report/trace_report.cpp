@@ -1,7 +1,6 @@
 #include "report/trace_report.h"
 
-#include <cstdio>
-#include <cstdlib>
+#include <charconv>
 
 #include "common/format.h"
 #include "report/table.h"
@@ -39,12 +38,9 @@ Json trace_file_json(const trace::TraceFileOptions& f) {
 
 // The shortest decimal that reads back as `value` (for the CSV, like JSON does).
 std::string csv_number(double value) {
-  char buffer[40];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value) break;
-  }
-  return buffer;
+  char buffer[64];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return ec == std::errc() ? std::string(buffer, end) : std::string("nan");
 }
 
 std::string optional_csv(const std::optional<double>& value) {

@@ -163,9 +163,14 @@ class MooncakeReader final : public FileReaderBase {
     if (empty) ++c.pos;
     while (!empty) {
       std::string_view key;
+      c.skip_ws();
+      const int key_column = c.column();
       if (!c.string(key, "") || !c.expect(':', std::string(key))) return false;
       const auto duplicate = [&](bool& seen) {
-        if (seen) return c.fail(std::string(key), "expected each key once, got it twice");
+        if (seen) {
+          error = {key_column, std::string(key), "expected each key once, got it twice"};
+          return false;
+        }
         seen = true;
         return true;
       };

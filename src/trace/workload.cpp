@@ -1,8 +1,7 @@
 #include "trace/workload.h"
 
+#include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 
 #include "common/strings.h"
 #include "trace/file_readers.h"
@@ -21,12 +20,9 @@ const std::vector<std::string>& length_kind_names() {
 
 // Shortest text that reads back as the same double ("161.31", "0.5", "1e+20").
 std::string number_text(double value) {
-  char buffer[40];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value) break;
-  }
-  return buffer;
+  char buffer[64];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return ec == std::errc() ? std::string(buffer, end) : std::string("nan");
 }
 
 Error option_error(const std::string& field, const std::string& message) {
