@@ -1,12 +1,12 @@
 // `kvsim trace stats|gen|convert` as a user runs them.
-#include <catch2/catch.hpp>
-
 #include <dirent.h>
 #include <sys/stat.h>
 
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "test_util.h"
 
@@ -92,7 +92,8 @@ TEST_CASE("trace stats: a bad row exits 2 naming file:line:column: field", "[cli
   const auto r = run_kvsim({"trace", "stats", path});
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
-  CHECK(r.err == "kvsim: error: " + path + ":6:3: prompt_tokens: expected a positive integer (tokens), got 'x'\n");
+  CHECK(r.err == "kvsim: error: " + path +
+                     ":6:3: prompt_tokens: expected a positive integer (tokens), got 'x'\n");
   const auto skipped = run_kvsim({"trace", "stats", path, "--skip-bad-rows", "--format", "json"});
   REQUIRE(skipped.exit_code == 0);
   const json j = json::parse(skipped.out);
@@ -109,7 +110,8 @@ TEST_CASE("trace stats: missing file, FILE with generator flags, no workload", "
   const auto path = write_temp_file(temp_dir(), "s.csv", kSmall);
   r = run_kvsim({"trace", "stats", path, "--rate", "5"});
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("--rate: expected either a FILE argument or workload flags") != std::string::npos);
+  CHECK(r.err.find("--rate: expected either a FILE argument or workload flags") !=
+        std::string::npos);
   r = run_kvsim({"trace", "stats"});
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--trace: expected a workload") != std::string::npos);
@@ -119,10 +121,14 @@ TEST_CASE("trace stats: missing file, FILE with generator flags, no workload", "
 }
 
 TEST_CASE("trace gen: deterministic native CSV on stdout; the seed matters", "[cli][trace]") {
-  const std::vector<std::string> args = {"trace", "gen", "--arrival", "gamma", "--rate", "4", "--cv",
-                                         "3", "--num-requests", "50", "--prompt-len",
-                                         "lognormal:161.31:120:1:2048", "--output-len",
-                                         "uniform:1:500", "--seed", "3"};
+  const std::vector<std::string> args = {"trace",          "gen",
+                                         "--arrival",      "gamma",
+                                         "--rate",         "4",
+                                         "--cv",           "3",
+                                         "--num-requests", "50",
+                                         "--prompt-len",   "lognormal:161.31:120:1:2048",
+                                         "--output-len",   "uniform:1:500",
+                                         "--seed",         "3"};
   const auto a = run_kvsim(args);
   const auto b = run_kvsim(args);
   REQUIRE(a.exit_code == 0);
@@ -136,10 +142,10 @@ TEST_CASE("trace gen: deterministic native CSV on stdout; the seed matters", "[c
 
 TEST_CASE("trace gen --out-trace: the file, then its statistics", "[cli][trace]") {
   const std::string dir = temp_dir();
-  const auto r = run_kvsim({"trace", "gen", "--rate", "2", "--num-requests", "100", "--prompt-len",
-                            "100", "--output-len", "10", "--shared-prefix-fraction", "1",
-                            "--shared-prefix-tokens", "1024", "--out-trace", dir + "/g.csv",
-                            "--format", "json"});
+  const auto r =
+      run_kvsim({"trace", "gen", "--rate", "2", "--num-requests", "100", "--prompt-len", "100",
+                 "--output-len", "10", "--shared-prefix-fraction", "1", "--shared-prefix-tokens",
+                 "1024", "--out-trace", dir + "/g.csv", "--format", "json"});
   REQUIRE(r.exit_code == 0);
   const json j = json::parse(r.out);
   CHECK(j["command"] == "trace gen");
@@ -184,7 +190,8 @@ TEST_CASE("trace convert: native CSV out; nothing written on bad input", "[cli][
                                   "2023-11-16 18:17:04.0319600,3180,8");
   const auto r = run_kvsim({"trace", "convert", in, "--to", dir + "/out.csv", "--format", "json"});
   REQUIRE(r.exit_code == 0);
-  CHECK(slurp(dir + "/out.csv") == "arrival_s,prompt_tokens,output_tokens\n0,4808,10\n0.052,3180,8\n");
+  CHECK(slurp(dir + "/out.csv") ==
+        "arrival_s,prompt_tokens,output_tokens\n0,4808,10\n0.052,3180,8\n");
   CHECK(json::parse(r.out)["command"] == "trace convert");
 
   const auto bad = write_temp_file(dir, "bad.csv", std::string(kSmall) + "5,1\n");
@@ -200,9 +207,11 @@ TEST_CASE("trace convert: native CSV out; nothing written on bad input", "[cli][
 TEST_CASE("trace convert with transforms: a window at twice the rate, truncated", "[cli][trace]") {
   const std::string dir = temp_dir();
   const auto in = write_temp_file(dir, "s.csv", kSmall);
-  const auto r = run_kvsim({"trace", "convert", in, "--to", dir + "/w.csv", "--time-window", "1:",
-                            "--rate-scale", "2", "--max-model-len", "25", "--format", "json"});
+  const auto r =
+      run_kvsim({"trace", "convert", in, "--to", dir + "/w.csv", "--time-window",
+                 "1:", "--rate-scale", "2", "--max-model-len", "25", "--format", "json"});
   REQUIRE(r.exit_code == 0);
-  CHECK(slurp(dir + "/w.csv") == "arrival_s,prompt_tokens,output_tokens\n0,20,2\n0.5,22,3\n1.5,21,4\n");
+  CHECK(slurp(dir + "/w.csv") ==
+        "arrival_s,prompt_tokens,output_tokens\n0,20,2\n0.5,22,3\n1.5,21,4\n");
   CHECK(json::parse(r.out)["truncated_prompts"] == 2);
 }

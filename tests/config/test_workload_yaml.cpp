@@ -31,9 +31,11 @@ std::string error_of(const std::string& yaml) {
 
 }  // namespace
 
-TEST_CASE("workload: a trace path resolves relative to the scenario's folder", "[config][workload]") {
-  const auto w = parse("workload:\n  trace: ../traces/a.csv\n  rate_scale: 2.5\n  max_requests: 100\n"
-                       "  time_window: {start_s: 10, end_s: 70.5}\n  max_model_len: 4096\n");
+TEST_CASE("workload: a trace path resolves relative to the scenario's folder",
+          "[config][workload]") {
+  const auto w = parse(
+      "workload:\n  trace: ../traces/a.csv\n  rate_scale: 2.5\n  max_requests: 100\n"
+      "  time_window: {start_s: 10, end_s: 70.5}\n  max_model_len: 4096\n");
   CHECK(w.source == WorkloadOptions::Source::kTrace);
   CHECK(w.trace.path == "traces/a.csv");
   CHECK(w.trace.format == trace::TraceFormat::kAuto);
@@ -42,8 +44,9 @@ TEST_CASE("workload: a trace path resolves relative to the scenario's folder", "
   CHECK(w.transforms.window_start_ns == 10 * kNsPerSecond);
   CHECK(w.transforms.window_end_ns == 70'500'000'000);
   CHECK(w.transforms.max_model_len == 4096);
-  const auto abs = parse("workload:\n  trace: {path: /data/m.jsonl, format: mooncake, skip_bad_rows: "
-                         "true, prefix_block_tokens: 16}\n");
+  const auto abs = parse(
+      "workload:\n  trace: {path: /data/m.jsonl, format: mooncake, skip_bad_rows: "
+      "true, prefix_block_tokens: 16}\n");
   CHECK(abs.trace.path == "/data/m.jsonl");
   CHECK(abs.trace.format == trace::TraceFormat::kMooncake);
   CHECK(abs.trace.skip_bad_rows);
@@ -75,8 +78,9 @@ TEST_CASE("workload: a synthetic generator with every kind of length", "[config]
   CHECK(s.shared_prefix.prompt_tokens == 1024);
   CHECK(s.shared_prefix.block_tokens == 512);
   CHECK(s.seed == 7);
-  const auto fixed = parse("workload:\n  synthetic: {rate: 1, duration_s: 60, prompt_tokens: 512, "
-                           "output_tokens: {dist: fixed, value: 128}}\n");
+  const auto fixed = parse(
+      "workload:\n  synthetic: {rate: 1, duration_s: 60, prompt_tokens: 512, "
+      "output_tokens: {dist: fixed, value: 128}}\n");
   CHECK(fixed.synthetic.prompt.value == 512);
   CHECK(fixed.synthetic.output.value == 128);
   const auto mix = parse("workload:\n  synthetic: {lengths_from: t.csv, arrival: replay}\n");
@@ -89,15 +93,18 @@ TEST_CASE("workload: bad values are located at their key", "[config][workload]")
         "'synthetic' (a generator)");
   CHECK(error_of("workload:\n  trace: a.csv\n  synthetic: {rate: 1}\n").find("exactly one of") !=
         std::string::npos);
-  CHECK(error_of("workload:\n  trace: a.csv\n  rate_scael: 2\n") ==
-        "scen/s.yaml:3:3: workload.rate_scael: unknown key 'rate_scael', did you mean 'rate_scale'?");
+  CHECK(
+      error_of("workload:\n  trace: a.csv\n  rate_scael: 2\n") ==
+      "scen/s.yaml:3:3: workload.rate_scael: unknown key 'rate_scael', did you mean 'rate_scale'?");
   CHECK(error_of("workload:\n  synthetic:\n    rate: 0\n    num_requests: 5\n    prompt_tokens: 5\n"
                  "    output_tokens: 5\n")
-            .rfind("scen/s.yaml:3:11: workload.synthetic.rate: expected a positive request rate", 0) == 0);
+            .rfind("scen/s.yaml:3:11: workload.synthetic.rate: expected a positive request rate",
+                   0) == 0);
   CHECK(error_of("workload:\n  synthetic:\n    rate: 1\n    num_requests: 5\n"
                  "    prompt_tokens: unifrom:1:5\n    output_tokens: 5\n")
             .rfind("scen/s.yaml:5:20: workload.synthetic.prompt_tokens: expected a length "
-                   "distribution", 0) == 0);
+                   "distribution",
+                   0) == 0);
   CHECK(error_of("workload:\n  synthetic:\n    rate: 1\n    num_requests: 5\n    prompt_tokens: 5\n"
                  "    output_tokens: 5\n    shared_prefix: {fraction: 0.5, prompt_tokens: 100}\n")
             .find("workload.synthetic.shared_prefix.prompt_tokens: expected a system prompt of at "

@@ -1,10 +1,10 @@
 // traces/README.md documents the exact command behind each shipped trace; re-running each
 // command must reproduce the file byte for byte.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+
+#include <catch2/catch.hpp>
 
 #include "common/strings.h"
 #include "test_util.h"
