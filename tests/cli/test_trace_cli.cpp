@@ -74,7 +74,8 @@ TEST_CASE("trace stats FILE: kvsim.trace-stats/v1 with exact values", "[cli][tra
   CHECK_FALSE(j.contains("prefix_block_reuse_fraction"));
 }
 
-TEST_CASE("trace stats: table and CSV forms; --out writes the JSON atomically", "[cli][trace]") {
+TEST_CASE("trace stats: table and CSV forms, and --out writes the JSON atomically",
+          "[cli][trace]") {
   const std::string dir = temp_dir();
   const auto path = write_temp_file(dir, "s.csv", kSmall);
   const auto table = run_kvsim({"trace", "stats", path, "--format", "table"});
@@ -120,7 +121,7 @@ TEST_CASE("trace stats: missing file, FILE with generator flags, no workload", "
   CHECK(r.err.find("did you mean 'mooncake'?") != std::string::npos);
 }
 
-TEST_CASE("trace gen: deterministic native CSV on stdout; the seed matters", "[cli][trace]") {
+TEST_CASE("trace gen: deterministic native CSV on stdout, and the seed matters", "[cli][trace]") {
   const std::vector<std::string> args = {"trace",          "gen",
                                          "--arrival",      "gamma",
                                          "--rate",         "4",
@@ -182,7 +183,7 @@ TEST_CASE("trace gen: bad generator flags name the flag", "[cli][trace]") {
   CHECK(r.err.find("--arrival: expected poisson|gamma|constant|replay") != std::string::npos);
 }
 
-TEST_CASE("trace convert: native CSV out; nothing written on bad input", "[cli][trace]") {
+TEST_CASE("trace convert: native CSV out, and nothing written on bad input", "[cli][trace]") {
   const std::string dir = temp_dir();
   const auto in = write_temp_file(dir, "az.csv",
                                   "TIMESTAMP,ContextTokens,GeneratedTokens\r\n"

@@ -99,7 +99,7 @@ TEST_CASE("constant arrivals are exact: request i at round(i / rate)", "[trace][
   CHECK(*s.interarrival_cv < 1e-8);
 }
 
-TEST_CASE("same seed, identical stream; another seed, another stream", "[trace][generator]") {
+TEST_CASE("same seed, identical stream: another seed, another stream", "[trace][generator]") {
   WorkloadOptions w = synthetic(ArrivalProcess::kGamma, 2.0, 500, 7);
   w.synthetic.cv = 2.0;
   w.synthetic.prompt = parse_length_dist("lognormal:161.31:120:1:2048", {});
@@ -139,7 +139,7 @@ TEST_CASE("each purpose draws from its own stream: changing output lengths keeps
   }
 }
 
-TEST_CASE("--duration ends the workload before S seconds", "[trace][generator]") {
+TEST_CASE("a duration ends the workload before S seconds", "[trace][generator]") {
   WorkloadOptions w = synthetic(ArrivalProcess::kPoisson, 10.0, 0, 1);
   w.synthetic.duration_s = 60;
   const auto rs = read_all(*Workload(w).open());
@@ -166,7 +166,7 @@ TEST_CASE("length distributions: bounds, means, clamping", "[trace][generator]")
   CHECK(mean_of(lognormal) == Approx(161.31).epsilon(0.01));
 }
 
-TEST_CASE("Zipf lengths follow P(k) ∝ k^-s on [min, max]", "[trace][generator]") {
+TEST_CASE("Zipf lengths follow P(k) ∝ k^-s from MIN to MAX", "[trace][generator]") {
   const double s = 1.2;
   const int n = 200000;
   const auto xs = sample_lengths("zipf:1.2:5:14", n, 4);  // ranks 1..10 at 5..14

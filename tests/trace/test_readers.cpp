@@ -199,7 +199,7 @@ TEST_CASE("arrivals may step back within 1 ms (clamped, counted), not beyond", "
   CHECK(reader->stats().clamped_arrivals == 1);
 }
 
-TEST_CASE("--skip-bad-rows counts bad rows and keeps going; time order uses good rows only",
+TEST_CASE("skipping bad rows counts them and keeps going: time order uses good rows only",
           "[trace][reader]") {
   const auto path = trace_file("t.csv",
                                "arrival_s,prompt_tokens,output_tokens\n"

@@ -37,7 +37,8 @@ TEST_CASE("a trace workload without transforms is the file, ids 0..n-1", "[trace
   CHECK(rs[9].id == 9);
 }
 
-TEST_CASE("time window: [start, end) of the source timeline, rebased to 0", "[trace][workload]") {
+TEST_CASE("time window: from START up to END of the source timeline, rebased to 0",
+          "[trace][workload]") {
   WorkloadOptions w = from_trace(ten_second_trace());
   w.transforms.window_start_ns = 2 * kNsPerSecond;  // the trace's own arrivals: 0, 1, ..., 9 s
   w.transforms.window_end_ns = 5 * kNsPerSecond;
