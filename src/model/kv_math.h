@@ -137,12 +137,12 @@ Bytes paged_bytes_for_sequence(const std::vector<KvGroup>& groups, std::int64_t 
 inline constexpr Bytes kDefaultRuntimeOverheadBytes = 2 * kGiB;
 // Activation reserve: the peak activations of one forward pass over kDefaultActivationTokens
 // tokens (vLLM profiles a dummy batch of max_num_batched_tokens), estimated as
-//   tokens × act_bytes × (4 × hidden + 3 × mlp_width / tp)   (residual, normed input, attention
-//       output, QKV/attention scratch; gate+up and activated MLP intermediates)
+//   tokens × act_bytes × (4 × hidden + k × mlp_width / tp)   (residual, normed input, attention
+//       output, QKV/attention scratch; k = 3 gated (gate, up, activated) or 2 plain MLP)
 // + kDefaultActivationSequences × vocab × 4 bytes            (fp32 logits in the sampler)
-// where mlp_width is the dense intermediate size, or experts_per_token × expert size + shared
-// experts for MoE layers (the larger), and act_bytes the activation dtype's size (2 for
-// fp16/bf16). Llama-3-8B: 1.03 GiB; vLLM logged 1.26 GiB for it (same PR).
+// where mlp_width is the widest of: the dense intermediate size, experts_per_token × expert size
+// + shared experts (MoE layers), a Mamba in_proj output; act_bytes the activation dtype's size
+// (2 for fp16/bf16). Llama-3-8B: 1.03 GiB; vLLM logged 1.26 GiB for it (same PR).
 inline constexpr std::int64_t kDefaultActivationTokens = 8192;
 inline constexpr std::int64_t kDefaultActivationSequences = 256;
 Bytes default_activation_reserve_bytes(const ModelSpec& model, std::int64_t tp,
@@ -177,6 +177,14 @@ struct KvBudget {
 // Requires a valid tp and 0 < gpu_memory_utilization <= 1.
 KvBudget kv_budget_per_gpu(const ModelSpec& model, const HardwareSpec& hardware, std::int64_t tp,
                            const MemoryBudgetOptions& options = {});
+
+// The smallest tensor-parallel degree in [1, max_tp] that is valid for the model
+// (tensor_parallel_problem is empty) and leaves a positive KV budget on `hardware`; nullopt if
+// none does. For "does not fit" messages and the planner's search.
+std::optional<std::int64_t> min_tensor_parallel_to_fit(const ModelSpec& model,
+                                                       const HardwareSpec& hardware,
+                                                       const MemoryBudgetOptions& options = {},
+                                                       std::int64_t max_tp = 64);
 
 // What a budget holds. Counts are floors; all 0 when the budget is 0.
 struct KvCapacity {

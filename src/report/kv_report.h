@@ -16,7 +16,9 @@
 // ssm_state_bytes_per_sequence, groups[], fits, budget{...} (the breakdown), block_bytes,
 // bytes_per_sequence_per_gpu.
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "model/hardware_spec.h"
 #include "model/kv_math.h"
@@ -46,6 +48,8 @@ struct KvReport {
   ServingMemoryInputs serving;
   model::KvAnalysis analysis;
   std::vector<AttentionVariant> attention_variants;  // empty without --compare-attention
+  // When the model does not fit: the smallest tensor-parallel degree that would (if any).
+  std::optional<std::int64_t> min_fitting_tensor_parallel_size;
 };
 
 // The full document: envelope("kvsim.report/v1", "kv"), inputs{model, hardware (null without a
