@@ -3,6 +3,7 @@
 #include "common/strings.h"
 #include "config/cost_profile_yaml.h"
 #include "config/yaml_reader.h"
+#include "config/yaml_typos.h"
 
 namespace kvsim::config {
 namespace {
@@ -33,6 +34,8 @@ std::map<std::string, std::string> read_sources(MapReader& r) {
 
 model::HardwareSpec parse(const YAML::Node& root, const std::string& file) {
   MapReader r(root, file);
+  check_required_typos(r, {"name", "memory_bytes", "memory_bandwidth_gb_s", "peak_tflops",
+                           "interconnect_bandwidth_gb_s", "pcie_bandwidth_gb_s"});
   model::HardwareSpec hw;
   hw.name = r.get_string("name");
   check_name(r, hw.name);

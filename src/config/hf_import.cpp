@@ -286,7 +286,11 @@ struct Import {
   FieldMap fields;  // canonical name → key in the config object
 };
 
-model::Dtype read_dtype(const JsonReader& r, model::Dtype when_absent) {
+// The dtype vLLM's --dtype auto serves the checkpoint in: its torch_dtype (or dtype), except
+// that float32 checkpoints are served in float16 (bfloat16 for the Gemma 2+ families, which
+// overflow in float16).
+model::Dtype read_dtype(const JsonReader& r, model::Dtype when_absent,
+                        model::Dtype fp32_served_as = model::Dtype::kFp16) {
   for (const char* key : {"torch_dtype", "dtype"}) {
     if (!r.has(key)) continue;
     const std::string text = r.get_string(key);
@@ -294,8 +298,7 @@ model::Dtype read_dtype(const JsonReader& r, model::Dtype when_absent) {
     if (!d) {
       throw r.error(key, "expected float32|float16|bfloat16, got '" + text + "'");
     }
-    // vLLM's --dtype auto serves float32 checkpoints in float16.
-    return *d == model::Dtype::kFp32 ? model::Dtype::kFp16 : *d;
+    return *d == model::Dtype::kFp32 ? fp32_served_as : *d;
   }
   return when_absent;
 }
@@ -489,6 +492,7 @@ void family_gemma(const JsonReader& r, Import& im) {
 
 void family_gemma2(const JsonReader& r, Import& im) {
   read_llama_like(r, im, true);
+  im.m.weight_dtype = read_dtype(r, model::Dtype::kBf16, model::Dtype::kBf16);
   im.m.norms_per_layer = 4;
   if (read_layer_types(r, im)) {
     im.m.attention.sliding_window = r.get_int("sliding_window");
@@ -505,6 +509,7 @@ void family_gemma2(const JsonReader& r, Import& im) {
 
 void family_gemma3(const JsonReader& r, Import& im) {
   read_llama_like(r, im, true);
+  im.m.weight_dtype = read_dtype(r, model::Dtype::kBf16, model::Dtype::kBf16);
   im.m.norms_per_layer = 4;
   im.m.qk_norm = true;
   if (read_layer_types(r, im)) {
@@ -525,6 +530,7 @@ void family_gemma3(const JsonReader& r, Import& im) {
 
 void family_gemma4(const JsonReader& r, Import& im) {
   read_llama_like(r, im, true);
+  im.m.weight_dtype = read_dtype(r, model::Dtype::kBf16, model::Dtype::kBf16);
   model::ModelSpec& m = im.m;
   m.norms_per_layer = 4;
   m.qk_norm = true;

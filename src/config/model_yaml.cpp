@@ -6,6 +6,7 @@
 #include "common/strings.h"
 #include "config/model_validate.h"
 #include "config/yaml_reader.h"
+#include "config/yaml_typos.h"
 
 namespace kvsim::config {
 namespace {
@@ -37,6 +38,8 @@ model::Dtype read_dtype(MapReader& r, const std::string& key, model::Dtype fallb
 
 model::ModelSpec parse_model(const YAML::Node& root, const std::string& file) {
   MapReader r(root, file);
+  check_required_typos(
+      r, {"name", "source", "layers", "hidden_size", "vocab_size", "max_context", "attention"});
   model::ModelSpec m;
   m.name = r.get_string("name");
   check_name(r, m.name);
@@ -64,6 +67,7 @@ model::ModelSpec parse_model(const YAML::Node& root, const std::string& file) {
   m.qk_norm = r.optional_bool("qk_norm", false);
 
   MapReader att = r.get_map("attention");
+  check_required_typos(att, {"q_heads", "kv_heads", "kv_lora_rank", "qk_rope_head_dim"});
   model::AttentionSpec& a = m.attention;
   const auto kind = att.optional_choice("kind", {"mha", "mqa", "gqa", "mla"});
   a.num_q_heads = att.get_positive_int("q_heads");
@@ -139,6 +143,7 @@ model::ModelSpec parse_model(const YAML::Node& root, const std::string& file) {
 
   std::optional<MapReader> moe = r.optional_map("moe");
   if (moe) {
+    check_required_typos(*moe, {"experts", "experts_per_token", "expert_intermediate_size"});
     m.moe.num_experts = moe->get_positive_int("experts");
     m.moe.experts_per_token = moe->get_positive_int("experts_per_token");
     m.moe.expert_intermediate_size = moe->get_positive_int("expert_intermediate_size");
