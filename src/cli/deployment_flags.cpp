@@ -137,6 +137,17 @@ model::MemoryBudgetOptions Deployment::budget_options() const {
   return o;
 }
 
+report::ServingMemoryInputs Deployment::serving_inputs() const {
+  report::ServingMemoryInputs s;
+  s.tensor_parallel_size = tensor_parallel_size;
+  s.gpu_memory_utilization = gpu_memory_utilization;
+  s.block_size = block_size;
+  s.max_model_len = max_model_len;
+  s.kv_cache_dtype = kv_cache_dtype;
+  s.kv_format = kv_format;
+  return s;
+}
+
 Deployment resolve_deployment(const DeploymentFlags& flags, GpuRequirement gpu) {
   validate_deployment_flags(flags);
   if (gpu == GpuRequirement::kRequired && flags.gpu.empty()) {

@@ -19,6 +19,7 @@
 #include "model/hardware_spec.h"
 #include "model/kv_math.h"
 #include "model/model_spec.h"
+#include "report/spec_json.h"
 
 namespace kvsim::cli {
 
@@ -59,6 +60,8 @@ struct Deployment {
 
   const model::HardwareSpec* hardware_or_null() const { return hardware ? &*hardware : nullptr; }
   model::MemoryBudgetOptions budget_options() const;
+  // The settings for a report's inputs.serving (report::serving_json).
+  report::ServingMemoryInputs serving_inputs() const;
 };
 
 // Validates the flags, loads the model and GPU (config::load_model / load_hardware), and checks

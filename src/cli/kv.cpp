@@ -90,12 +90,7 @@ void run_kv(const KvOptions& o) {
   report::KvReport r;
   r.model = d.model;
   r.hardware = d.hardware_or_null();
-  r.serving.tensor_parallel_size = d.tensor_parallel_size;
-  r.serving.gpu_memory_utilization = d.gpu_memory_utilization;
-  r.serving.block_size = d.block_size;
-  r.serving.max_model_len = d.max_model_len;
-  r.serving.kv_cache_dtype = d.kv_cache_dtype;
-  r.serving.kv_format = d.kv_format;
+  r.serving = d.serving_inputs();
   r.analysis = model::analyze_kv(d.model, r.hardware, query);
   if (o.compare_attention) r.attention_variants = attention_variants(d.model, r.analysis);
   if (r.analysis.budget && !r.analysis.budget->fits) {
