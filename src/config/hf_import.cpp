@@ -123,7 +123,10 @@ class Locator {
         skip_ws();
         ++i_;  // ':'
         skip_ws();
-        value(path.empty() ? key : path + "." + key);
+        std::string child = path;
+        if (!child.empty()) child += '.';
+        child += key;
+        value(child);
         skip_ws();
         if (i_ < text_.size() && text_[i_] == ',') ++i_;
       }
@@ -846,8 +849,7 @@ bool is_wrapper(const std::string& model_type) {
          model_type == "mistral3";
 }
 
-std::string model_name_from_path(const std::string& path) {
-  std::string p = path;
+std::string model_name_from_path(const std::string& p) {
   const auto slash = p.find_last_of('/');
   std::string base = slash == std::string::npos ? p : p.substr(slash + 1);
   std::string dir = slash == std::string::npos ? std::string() : p.substr(0, slash);

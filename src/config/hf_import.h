@@ -10,8 +10,10 @@
 //
 // Rules worth knowing: `head_dim` when present wins over hidden/heads; `sliding_window` counts
 // only when the family uses it (`use_sliding_window: false` disables it for Qwen); `layer_types`
-// when present decides which layers are windowed; torch_dtype float32 or absent serves as fp16
-// (vLLM --dtype auto); a name for the model is derived from the file name.
+// when present decides which layers are windowed; Mistral, Mixtral and Phi-3 window every layer
+// when sliding_window is set (Phi-3-mini-4k: 2,047); Gemma 2 alternates (even layers local),
+// Gemma 3 makes every sliding_window_pattern-th layer global; torch_dtype float32 or absent serves
+// as fp16 (vLLM --dtype auto); a name for the model is derived from the file name.
 //
 // Errors (kvsim::Error) name the file, the line and column of the offending value, the field
 // (dotted, e.g. "text_config.num_key_value_heads") and what was expected; an unknown model_type

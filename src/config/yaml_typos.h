@@ -19,7 +19,12 @@ inline void check_required_typos(const MapReader& r, const std::vector<std::stri
     for (const std::string& k : present) {
       if (std::find(required.begin(), required.end(), k) != required.end()) continue;
       if (suggest(k, {key}) == key) {
-        throw r.error(k, "unknown key '" + k + "', did you mean '" + key + "'?");
+        std::string message = "unknown key '";
+        message += k;
+        message += "', did you mean '";
+        message += key;
+        message += "'?";
+        throw r.error(k, message);
       }
     }
   }
