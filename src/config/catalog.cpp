@@ -72,9 +72,9 @@ std::string read_file(const std::string& path, const std::string& flag) {
 
 Error unknown_name(const std::string& flag, const std::string& what, const std::string& name,
                    const std::vector<std::string>& shipped, const std::string& paths) {
-  return Error({"", 0, 0, flag}, "unknown " + what + " '" + name + "'" +
-                                     did_you_mean(name, shipped) + "; expected a shipped name (" +
-                                     join(shipped, ", ") + ") or " + paths);
+  return Error({"", 0, 0, flag}, "expected a shipped " + what + " name (" + join(shipped, ", ") +
+                                     ") or " + paths + ", got unknown name '" + name + "'" +
+                                     did_you_mean(name, shipped));
 }
 
 }  // namespace
