@@ -8,276 +8,14 @@
 #include <optional>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
-
 #include "common/error.h"
 #include "common/strings.h"
+#include "config/json_reader.h"
 #include "config/model_validate.h"
 #include "model/kv_math.h"
 
 namespace kvsim::config {
 namespace {
-
-using Json = nlohmann::json;
-
-// ---- Text positions ------------------------------------------------------------------------
-
-struct Position {
-  int line = 0;
-  int column = 0;
-};
-
-Position position_of(std::string_view text, std::size_t offset) {
-  Position p{1, 1};
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++p.line;
-      p.column = 1;
-    } else {
-      ++p.column;
-    }
-  }
-  return p;
-}
-
-// Replaces the bare tokens NaN, Infinity and -Infinity outside strings by null (Python's json
-// writes them; strict JSON parsers reject them).
-std::string sanitize_non_finite(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      out += c;
-      if (c == '\\' && i + 1 < text.size()) {
-        out += text[++i];
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-      out += c;
-      continue;
-    }
-    bool replaced = false;
-    for (std::string_view token : {"-Infinity", "Infinity", "NaN"}) {
-      if (text.substr(i, token.size()) == token) {
-        out += "null";
-        // Keep columns aligned where the token is at least as long as "null".
-        if (token.size() > 4) out += std::string(token.size() - 4, ' ');
-        i += token.size() - 1;
-        replaced = true;
-        break;
-      }
-    }
-    if (!replaced) out += c;
-  }
-  return out;
-}
-
-// Where every value of a JSON document starts, by dotted path ("text_config.head_dim",
-// "layer_types[3]"). Runs on text nlohmann has already accepted.
-class Locator {
- public:
-  explicit Locator(std::string_view text) : text_(text) {
-    skip_ws();
-    value("");
-  }
-  std::optional<Position> find(const std::string& path) const {
-    const auto it = positions_.find(path);
-    if (it == positions_.end()) return std::nullopt;
-    return it->second;
-  }
-
- private:
-  void skip_ws() {
-    while (i_ < text_.size() &&
-           (text_[i_] == ' ' || text_[i_] == '\t' || text_[i_] == '\n' || text_[i_] == '\r')) {
-      ++i_;
-    }
-  }
-  std::string string() {
-    std::string s;
-    ++i_;  // opening quote
-    while (i_ < text_.size() && text_[i_] != '"') {
-      if (text_[i_] == '\\' && i_ + 1 < text_.size()) ++i_;
-      s += text_[i_++];
-    }
-    ++i_;  // closing quote
-    return s;
-  }
-  void value(const std::string& path) {
-    if (i_ >= text_.size()) return;
-    positions_[path] = position_of_cached(i_);
-    const char c = text_[i_];
-    if (c == '{') {
-      ++i_;
-      for (;;) {
-        skip_ws();
-        if (i_ >= text_.size() || text_[i_] == '}') break;
-        if (text_[i_] != '"') return;  // not reached for valid JSON
-        const std::string key = string();
-        skip_ws();
-        ++i_;  // ':'
-        skip_ws();
-        std::string child = path;
-        if (!child.empty()) child += '.';
-        child += key;
-        value(child);
-        skip_ws();
-        if (i_ < text_.size() && text_[i_] == ',') ++i_;
-      }
-      ++i_;
-    } else if (c == '[') {
-      ++i_;
-      for (int index = 0;; ++index) {
-        skip_ws();
-        if (i_ >= text_.size() || text_[i_] == ']') break;
-        value(path + "[" + std::to_string(index) + "]");
-        skip_ws();
-        if (i_ < text_.size() && text_[i_] == ',') ++i_;
-      }
-      ++i_;
-    } else if (c == '"') {
-      string();
-    } else {
-      while (i_ < text_.size() && text_[i_] != ',' && text_[i_] != '}' && text_[i_] != ']' &&
-             text_[i_] != ' ' && text_[i_] != '\n' && text_[i_] != '\r' && text_[i_] != '\t') {
-        ++i_;
-      }
-    }
-  }
-  Position position_of_cached(std::size_t offset) {
-    while (scan_ < offset && scan_ < text_.size()) {
-      if (text_[scan_] == '\n') {
-        ++pos_.line;
-        pos_.column = 1;
-      } else {
-        ++pos_.column;
-      }
-      ++scan_;
-    }
-    return pos_;
-  }
-
-  std::string_view text_;
-  std::size_t i_ = 0;
-  std::size_t scan_ = 0;
-  Position pos_{1, 1};
-  std::map<std::string, Position> positions_;
-};
-
-// ---- Typed, located reading of a JSON object ---------------------------------------------
-
-std::string describe(const Json& v) {
-  if (v.is_null()) return "null";
-  if (v.is_object()) return "an object";
-  if (v.is_array()) return "a list";
-  if (v.is_string()) return "'" + v.get<std::string>() + "'";
-  return v.dump();
-}
-
-class JsonReader {
- public:
-  JsonReader(const Json& object, std::string file, std::string path, const Locator& locator)
-      : object_(&object), file_(std::move(file)), path_(std::move(path)), locator_(&locator) {}
-
-  std::string field(const std::string& key) const {
-    return path_.empty() ? key : path_ + "." + key;
-  }
-  const std::string& path() const { return path_; }
-
-  bool has(const std::string& key) const {
-    const auto it = object_->find(key);
-    return it != object_->end() && !it->is_null();
-  }
-  // Location of `key`'s value, or of this object when the key is absent.
-  ErrorLocation location(const std::string& key) const {
-    ErrorLocation loc{file_, 0, 0, field(key)};
-    auto p = locator_->find(field(key));
-    if (!p) p = locator_->find(path_);
-    if (p) {
-      loc.line = p->line;
-      loc.column = p->column;
-    }
-    return loc;
-  }
-  Error error(const std::string& key, const std::string& message) const {
-    return Error(location(key), message);
-  }
-
-  std::optional<std::int64_t> optional_int(const std::string& key, std::int64_t min = 1) const {
-    if (!has(key)) return std::nullopt;
-    const Json& v = (*object_)[key];
-    std::optional<std::int64_t> value;
-    if (v.is_number_integer()) {
-      value = v.get<std::int64_t>();
-    } else if (v.is_number_float()) {
-      const double d = v.get<double>();
-      if (std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 9e18) {
-        value = static_cast<std::int64_t>(d);
-      }
-    }
-    if (!value || *value < min) {
-      const std::string expected = min == 1   ? "a positive integer"
-                                   : min == 0 ? "a non-negative integer"
-                                              : "an integer >= " + std::to_string(min);
-      throw error(key, "expected " + expected + ", got " + describe(v));
-    }
-    return value;
-  }
-  std::int64_t get_int(const std::string& key, std::int64_t min = 1) const {
-    if (auto v = optional_int(key, min)) return *v;
-    throw missing(key, "an integer");
-  }
-  // The first of `keys` present (aliases, e.g. num_hidden_layers / n_layer).
-  std::int64_t get_int_any(const std::vector<std::string>& keys, std::int64_t min = 1) const {
-    for (const auto& k : keys) {
-      if (has(k)) return get_int(k, min);
-    }
-    throw Error(location(keys.front()), "missing required field (also accepted: " +
-                                            join({keys.begin() + 1, keys.end()}, ", ") +
-                                            "); expected an integer");
-  }
-  std::optional<std::string> optional_string(const std::string& key) const {
-    if (!has(key)) return std::nullopt;
-    const Json& v = (*object_)[key];
-    if (!v.is_string()) throw error(key, "expected a string, got " + describe(v));
-    return v.get<std::string>();
-  }
-  std::string get_string(const std::string& key) const {
-    if (auto v = optional_string(key)) return *v;
-    throw missing(key, "a string");
-  }
-  bool optional_bool(const std::string& key, bool fallback) const {
-    if (!has(key)) return fallback;
-    const Json& v = (*object_)[key];
-    if (!v.is_boolean()) throw error(key, "expected true or false, got " + describe(v));
-    return v.get<bool>();
-  }
-  const Json* optional_value(const std::string& key) const {
-    return has(key) ? &(*object_)[key] : nullptr;
-  }
-  JsonReader get_object(const std::string& key) const {
-    if (!has(key)) throw missing(key, "an object");
-    const Json& v = (*object_)[key];
-    if (!v.is_object()) throw error(key, "expected an object, got " + describe(v));
-    return JsonReader(v, file_, field(key), *locator_);
-  }
-  Error missing(const std::string& key, const std::string& expected) const {
-    return Error(location(key), "missing required field; expected " + expected);
-  }
-  const std::string& file() const { return file_; }
-
- private:
-  const Json* object_;
-  std::string file_;
-  std::string path_;
-  const Locator* locator_;
-};
 
 // ---- Family readers -----------------------------------------------------------------------
 
@@ -314,7 +52,7 @@ void set_all_layers(model::ModelSpec& m, model::LayerKind kind) {
 bool read_layer_types(const JsonReader& r, Import& im) {
   const Json* v = r.optional_value("layer_types");
   if (v == nullptr) return false;
-  if (!v->is_array()) throw r.error("layer_types", "expected a list, got " + describe(*v));
+  if (!v->is_array()) throw r.error("layer_types", "expected a list, got " + describe_json(*v));
   if (static_cast<std::int64_t>(v->size()) != im.m.num_layers) {
     throw r.error("layer_types", "expected one entry per layer (" +
                                      std::to_string(im.m.num_layers) + "), got " +
@@ -330,7 +68,7 @@ bool read_layer_types(const JsonReader& r, Import& im) {
       im.m.layer_kinds.push_back(model::LayerKind::kSlidingWindow);
     } else {
       const std::string key = "layer_types[" + std::to_string(i) + "]";
-      throw r.error(key, "expected full_attention|sliding_attention, got " + describe(t));
+      throw r.error(key, "expected full_attention|sliding_attention, got " + describe_json(t));
     }
   }
   im.fields["layer_pattern"] = "layer_types";
@@ -452,7 +190,7 @@ void qwen_moe(const JsonReader& r, Import& im) {
       throw r.error("mlp_only_layers",
                     "expected an empty list (per-layer dense exceptions are not "
                     "supported), got " +
-                        describe(*dense));
+                        describe_json(*dense));
     }
   }
   if (r.has("shared_expert_intermediate_size")) {
@@ -877,7 +615,7 @@ model::ModelSpec parse(std::string_view original, const std::string& file) {
   const Locator locator(text);
   if (!root.is_object()) {
     throw Error({file, 1, 1, ""},
-                "expected a JSON object (a Hugging Face config.json), got " + describe(root));
+                "expected a JSON object (a Hugging Face config.json), got " + describe_json(root));
   }
   JsonReader top(root, file, "", locator);
   std::string model_type = top.get_string("model_type");
