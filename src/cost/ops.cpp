@@ -148,7 +148,8 @@ std::optional<TableCoordinates> table_coordinates(const KernelShape& s) {
 
 std::string table_key(std::string_view op, std::string_view dtype,
                       const std::vector<std::pair<std::string, std::int64_t>>& shape) {
-  std::string key = std::string(op) + "|" + std::string(dtype) + "|";
+  // fp16 and bf16 kernels run at the same speed: they share tables.
+  std::string key = std::string(op) + "|" + std::string(dtype == "bf16" ? "fp16" : dtype) + "|";
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (i) key += ",";
     key += shape[i].first + "=" + std::to_string(shape[i].second);

@@ -102,7 +102,8 @@ struct TableCoordinates {
 };
 std::optional<TableCoordinates> table_coordinates(const KernelShape& shape);
 
-// One canonical text key for a table family: "gemm|fp16|n=2560,k=8192,batch=1".
+// One canonical text key for a table family: "gemm|fp16|n=2560,k=8192,batch=1". bf16 and fp16
+// share a key (the two run at the same speed).
 std::string table_key(std::string_view op, std::string_view dtype,
                       const std::vector<std::pair<std::string, std::int64_t>>& shape);
 

@@ -96,6 +96,7 @@ struct OpAcc {
 
 struct RooflineCostModel::Plan {
   ResolvedDtypes dtypes;
+  KernelFamilies families;
   std::int64_t tp = 1;
   std::array<model::OpClassProfile, kNumOpClasses> cls;
   std::array<Roof, kNumOpClasses> roof;
@@ -240,6 +241,13 @@ RooflineCostModel::RooflineCostModel(const model::ModelSpec& m, const model::Har
   };
   auto gemm_t = [&](OpId op, Rows rows, std::int64_t n, std::int64_t k, std::int64_t batch,
                     double weight_bytes) {
+    if (weight_bytes == ga) {
+      const std::array<std::int64_t, 3> f = {n, k, batch};
+      if (std::find(P.families.gemms.begin(), P.families.gemms.end(), f) ==
+          P.families.gemms.end()) {
+        P.families.gemms.push_back(f);
+      }
+    }
     GemmTemplate t;
     t.op = op, t.rows = rows;
     t.n = static_cast<double>(n), t.k = static_cast<double>(k),
@@ -343,6 +351,11 @@ RooflineCostModel::RooflineCostModel(const model::ModelSpec& m, const model::Har
       geom.act_bytes = a;
       g.prefill_geom = g.decode_geom = geom;
       g.elementwise.push_back({kNorms, 2.0 * static_cast<double>((hq + kvg) * hd) * a, 0});
+      if (!att.k_eq_v && hd == vd) {
+        const std::array<std::int64_t, 3> f = {hq, kvg, hd};
+        auto& fams = P.families.attention;
+        if (std::find(fams.begin(), fams.end(), f) == fams.end()) fams.push_back(f);
+      }
       if (g.window == 0 && !att.k_eq_v && hd == vd) {
         g.prefill_table =
             find_table(OpClass::kAttnPrefill, d.kv,
@@ -400,6 +413,8 @@ RooflineCostModel::RooflineCostModel(const model::ModelSpec& m, const model::Har
   P.final_norm_bytes_per_sample = 2.0 * static_cast<double>(h) * a;
   P.head_gemms.push_back(gemm_t(kLmHead, Rows::kSampling, ceil_div(m.vocab_size, p), h, 1, w));
   P.tables_used = used.size();
+  std::sort(P.families.gemms.begin(), P.families.gemms.end());
+  std::sort(P.families.attention.begin(), P.families.attention.end());
   plan_ = std::move(plan);
 }
 

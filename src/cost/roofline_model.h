@@ -19,6 +19,7 @@
 // are replicated. Layers without a KV cache (SSM/Mamba) are costed as their per-sequence state
 // traffic plus the MLP (their mixer projections are not modelled).
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,6 +56,15 @@ class RooflineCostModel final : public CostModel {
   const std::vector<std::string>& defaulted_classes() const;
   // Number of measured tables that cover some kernel family of this model.
   std::size_t num_tables_used() const;
+
+  // The kernel shape families this deployment runs (per GPU): GEMMs as {n, k, batch} (weights in
+  // the compute dtype only) and GQA/MHA attention as {q_heads, kv_heads, head_dim}; sorted, no
+  // repeats. What `kvsim calibrate --device` measures for a model.
+  struct KernelFamilies {
+    std::vector<std::array<std::int64_t, 3>> gemms;
+    std::vector<std::array<std::int64_t, 3>> attention;
+  };
+  KernelFamilies kernel_families() const;
 
   struct Plan;  // the precomputed constants (roofline_model.cpp)
 
