@@ -208,4 +208,33 @@ std::string emit_cost_profile_yaml(const model::CostProfile& profile, int indent
   return out;
 }
 
+std::string replace_cost_model_section(std::string_view yaml, const model::CostProfile& profile) {
+  std::string out;
+  bool inside = false, replaced = false;
+  std::size_t pos = 0;
+  while (pos < yaml.size()) {
+    const std::size_t end = yaml.find('\n', pos);
+    const std::string_view line =
+        yaml.substr(pos, end == std::string_view::npos ? yaml.size() - pos : end - pos);
+    pos = end == std::string_view::npos ? yaml.size() : end + 1;
+    const bool top_level = !line.empty() && line[0] != ' ' && line[0] != '\t';
+    if (inside && top_level) inside = false;
+    if (top_level && line.substr(0, 11) == "cost_model:") {
+      inside = true;
+      replaced = true;
+      out += "cost_model:\n" + emit_cost_profile_yaml(profile, 2);
+      continue;
+    }
+    if (!inside) {
+      out += line;
+      out += "\n";
+    }
+  }
+  if (!replaced) {
+    if (!out.empty() && out.back() != '\n') out += "\n";
+    out += "cost_model:\n" + emit_cost_profile_yaml(profile, 2);
+  }
+  return out;
+}
+
 }  // namespace kvsim::config
