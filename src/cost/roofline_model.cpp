@@ -573,4 +573,8 @@ std::size_t RooflineCostModel::num_tables_used() const {
   return plan_->tables_used;
 }
 
+RooflineCostModel::KernelFamilies RooflineCostModel::kernel_families() const {
+  return plan_->families;
+}
+
 }  // namespace kvsim::cost
