@@ -74,7 +74,8 @@ struct CostOptions {
   // Element type of the weights; nullopt = the model's weight_dtype.
   std::optional<model::Dtype> weight_dtype;
   // Element type of activations and of GEMM compute; nullopt = the weight dtype when it is
-  // fp32/fp16/bf16/fp8 (fp8 means W8A8), else bf16 (int8/int4 weights are W8A16/W4A16).
+  // fp16/bf16/fp8 (fp8 means W8A8: attention and norms then run in bf16), fp16 for fp32
+  // weights, bf16 for int8/int4 weights (W8A16/W4A16).
   std::optional<model::Dtype> activation_dtype;
   // CPU time per engine step (scheduling, input preparation, sampling); nullopt = the hardware
   // profile's step_overhead_s.

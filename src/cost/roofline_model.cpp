@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "cost/ops.h"
 #include "cost/tables.h"
+#include "model/kv_math.h"
 
 namespace kvsim::cost {
 namespace {
@@ -25,14 +26,15 @@ enum OpId : int {
   kOProj,
   kMlp,
   kMoe,
+  kSsm,
   kNorms,
   kAllreduce,
   kLmHead,
   kNumOps
 };
 constexpr std::array<const char*, kNumOps> kOpNames = {
-    "embed", "qkv_proj", "attn_prefill", "attn_decode", "o_proj",
-    "mlp",   "moe",      "norms",        "allreduce",   "lm_head"};
+    "embed", "qkv_proj", "attn_prefill", "attn_decode", "o_proj", "mlp",
+    "moe",   "ssm",      "norms",        "allreduce",   "lm_head"};
 
 // Where a GEMM's m (rows) comes from in a step.
 enum class Rows : std::uint8_t {
@@ -103,8 +105,7 @@ struct RooflineCostModel::Plan {
   std::vector<std::string> defaulted;
   std::vector<LayerGroup> groups;
   std::int64_t window = 0;
-  double num_layers = 0;
-  double allreduces_per_layer = 0;
+  double allreduces = 0;  // all-reduces per step (one per sublayer; 0 without TP)
   double allreduce_bytes_per_token = 0;
   const PreparedTable* allreduce_table = nullptr;
   std::vector<GemmTemplate> head_gemms;               // LM head
@@ -192,10 +193,14 @@ RooflineCostModel::RooflineCostModel(const model::ModelSpec& m, const model::Har
   d.weight = options.weight_dtype.value_or(m.weight_dtype);
   if (options.activation_dtype) {
     d.activation = *options.activation_dtype;
+  } else if (d.weight == Dtype::kFp8) {
+    d.activation = Dtype::kFp8;  // W8A8
   } else {
-    const bool direct = d.weight == Dtype::kFp32 || d.weight == Dtype::kFp16 ||
-                        d.weight == Dtype::kBf16 || d.weight == Dtype::kFp8;
-    d.activation = direct ? d.weight : Dtype::kBf16;
+    // As vLLM's --dtype auto serves them: 16-bit weights as they are, fp32 as fp16, quantized
+    // int8/int4 weights with bf16 activations (W8A16/W4A16).
+    d.activation = d.weight == Dtype::kFp16 || d.weight == Dtype::kBf16 ? d.weight
+                   : d.weight == Dtype::kFp32                           ? Dtype::kFp16
+                                                                        : Dtype::kBf16;
   }
   d.kv = options.kv_dtype.value_or(d.activation == Dtype::kFp8 ? Dtype::kBf16 : d.activation);
   // fp8 activations mean W8A8: GEMMs run in fp8, everything else (attention, norms) in bf16.
@@ -265,36 +270,59 @@ RooflineCostModel::RooflineCostModel(const model::ModelSpec& m, const model::Har
   const std::int64_t inter_p = ceil_div(m.intermediate_size, p);
   const double gate = m.gated_mlp ? 2.0 : 1.0;
   P.window = att.sliding_window;
-  P.num_layers = static_cast<double>(m.num_layers);
 
-  // Group the layers: (layer kind, MoE or dense).
+  // Group the layers: (layer kind, block kind, MoE or dense).
   struct Key {
     model::LayerKind kind;
+    model::BlockKind block;
     bool moe;
-    bool operator<(const Key& o) const { return std::tie(kind, moe) < std::tie(o.kind, o.moe); }
+    bool operator<(const Key& o) const {
+      return std::tie(kind, block, moe) < std::tie(o.kind, o.block, o.moe);
+    }
   };
   std::map<Key, std::int64_t> counts;
-  const std::int64_t num_nokv = m.num_layers_of(model::LayerKind::kNoKvCache);
+  std::int64_t num_mamba = 0;
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(m.layer_kinds.size()); ++i) {
-    bool moe = false;
-    if (m.moe.enabled() && i >= m.moe.first_dense_layers) {
-      const std::int64_t interval = std::max<std::int64_t>(m.moe.moe_layer_interval, 1);
-      moe = (i - m.moe.first_dense_layers + 1) % interval == 0;
-    }
-    ++counts[Key{m.layer_kinds[static_cast<std::size_t>(i)], moe}];
+    const model::BlockKind block = m.block_kind(i);
+    num_mamba += block == model::BlockKind::kMamba ? 1 : 0;
+    ++counts[Key{m.layer_kinds[static_cast<std::size_t>(i)], block, m.moe.is_moe_layer(i)}];
   }
+  const double ssm_state_per_layer =
+      num_mamba > 0 ? static_cast<double>(model::ssm_state_bytes_per_sequence(m, p)) /
+                          static_cast<double>(num_mamba)
+                    : 0.0;
 
   for (const auto& [key, count] : counts) {
     LayerGroup g;
     g.count = static_cast<double>(count);
-    g.attention = key.kind != model::LayerKind::kNoKvCache;
+    const bool two_sublayers = key.block == model::BlockKind::kAttentionMlp;
+    const bool has_mlp =
+        key.block == model::BlockKind::kAttentionMlp || key.block == model::BlockKind::kMlpOnly;
+    g.attention =
+        key.kind != model::LayerKind::kNoKvCache && (key.block == model::BlockKind::kAttentionMlp ||
+                                                     key.block == model::BlockKind::kAttentionOnly);
     g.window = key.kind == model::LayerKind::kSlidingWindow ? att.sliding_window : 0;
     g.mla = att.kind == model::AttentionKind::kMla;
-    // Norms and residual adds (both sub-blocks), per token.
-    g.elementwise.push_back({kNorms, 2.0 * h * a, 0});  // input norm
-    g.elementwise.push_back({kNorms, 2.0 * h * a, 0});  // post-attention norm
-    g.elementwise.push_back({kNorms, 3.0 * h * a, 0});  // residual add
-    g.elementwise.push_back({kNorms, 3.0 * h * a, 0});  // residual add
+    // Norms (norms_per_layer for an ordinary block, one for a single-op hybrid block) and the
+    // residual adds, per token.
+    const std::int64_t norms = two_sublayers ? std::max<std::int64_t>(m.norms_per_layer, 1) : 1;
+    for (std::int64_t n = 0; n < norms; ++n) g.elementwise.push_back({kNorms, 2.0 * h * a, 0});
+    for (int n = 0; n < (two_sublayers ? 2 : 1); ++n)
+      g.elementwise.push_back({kNorms, 3.0 * h * a, 0});
+    P.allreduces += (m.parallel_attention_mlp || !two_sublayers ? 1.0 : 2.0) * g.count;
+    if (key.block == model::BlockKind::kMamba && m.ssm.enabled()) {
+      const auto& ssm = m.ssm;
+      const std::int64_t heads_p = ceil_div(ssm.num_heads, p);
+      const std::int64_t groups_p = ceil_div(std::max<std::int64_t>(ssm.num_groups, 1), p);
+      const std::int64_t inner = heads_p * ssm.head_dim;
+      g.gemms.push_back(gemm_t(kSsm, Rows::kTokens,
+                               2 * inner + 2 * groups_p * ssm.state_size + heads_p, h, 1, w));
+      g.gemms.push_back(gemm_t(kSsm, Rows::kTokens, h, inner, 1, w));
+      // Convolution, scan and gating over the inner width, and the state read and written once
+      // per sequence.
+      g.elementwise.push_back(
+          {kSsm, 4.0 * static_cast<double>(inner) * a, 2.0 * ssm_state_per_layer});
+    }
     if (g.attention && g.mla) {
       const auto& mla = att.mla;
       const std::int64_t qk = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
@@ -350,7 +378,9 @@ RooflineCostModel::RooflineCostModel(const model::ModelSpec& m, const model::Har
       geom.kv_read_bytes = geom.kv_write_bytes = static_cast<double>(kv_cols) * c;
       geom.act_bytes = a;
       g.prefill_geom = g.decode_geom = geom;
-      g.elementwise.push_back({kNorms, 2.0 * static_cast<double>((hq + kvg) * hd) * a, 0});
+      g.elementwise.push_back({kNorms, 2.0 * static_cast<double>((hq + kvg) * hd) * a, 0});  // rope
+      if (m.qk_norm)
+        g.elementwise.push_back({kNorms, 2.0 * static_cast<double>((hq + kvg) * hd) * a, 0});
       if (!att.k_eq_v && hd == vd) {
         const std::array<std::int64_t, 3> f = {hq, kvg, hd};
         auto& fams = P.families.attention;
@@ -363,13 +393,8 @@ RooflineCostModel::RooflineCostModel(const model::ModelSpec& m, const model::Har
         g.decode_table = find_table(OpClass::kAttnDecode, d.kv,
                                     {{"q_heads", hq}, {"kv_heads", kvg}, {"head_dim", hd}});
       }
-    } else if (m.ssm_state_bytes_per_sequence > 0 && num_nokv > 0) {
-      // SSM state: read and written once per sequence per step.
-      const double per_layer =
-          static_cast<double>(m.ssm_state_bytes_per_sequence) / static_cast<double>(num_nokv);
-      g.elementwise.push_back({kNorms, 0, 2.0 * per_layer});
     }
-    if (key.moe) {
+    if (key.moe && has_mlp) {
       g.moe = true;
       const auto& moe = m.moe;
       MoeTemplate& t = g.moe_t;
@@ -379,6 +404,13 @@ RooflineCostModel::RooflineCostModel(const model::ModelSpec& m, const model::Har
       t.expert_width = static_cast<double>(ceil_div(moe.expert_intermediate_size, p));
       t.gate_factor = gate;
       t.w = w, t.a = ga;
+      if (moe.has_expert_dtype) {
+        // Routed experts stored in their own type (e.g. MXFP4) with one 8-bit scale per group.
+        t.w = dtype_bytes(moe.expert_dtype) +
+              (moe.expert_scale_group_size > 0
+                   ? 1.0 / static_cast<double>(moe.expert_scale_group_size)
+                   : 0.0);
+      }
       g.gemms.push_back(gemm_t(kMoe, Rows::kTokens, moe.num_experts, h, 1, w));  // router
       if (moe.num_shared_experts > 0) {
         const std::int64_t shared =
@@ -395,7 +427,7 @@ RooflineCostModel::RooflineCostModel(const model::ModelSpec& m, const model::Har
       g.elementwise.push_back(
           {kNorms, t.top_k * ((gate + 1.0) * t.expert_width + 4.0 * static_cast<double>(h)) * a,
            0});
-    } else if (m.intermediate_size > 0) {
+    } else if (has_mlp && m.intermediate_size > 0) {
       g.gemms.push_back(
           gemm_t(kMlp, Rows::kTokens, static_cast<std::int64_t>(gate) * inter_p, h, 1, w));
       g.gemms.push_back(gemm_t(kMlp, Rows::kTokens, h, inter_p, 1, w));
@@ -405,7 +437,6 @@ RooflineCostModel::RooflineCostModel(const model::ModelSpec& m, const model::Har
   }
 
   if (p > 1) {
-    P.allreduces_per_layer = m.parallel_attention_mlp ? 1.0 : 2.0;
     P.allreduce_bytes_per_token = static_cast<double>(h) * a;
     P.allreduce_table = find_table(OpClass::kAllreduce, act16, {{"num_gpus", p}});
   }
@@ -517,12 +548,12 @@ double RooflineCostModel::Plan::run(const StepBatch& batch, OpAcc* acc) const {
           {0.0, e.bytes_per_token * g.tokens + e.bytes_per_seq * g.sequences}, n, -1.0);
     }
   }
-  if (allreduces_per_layer > 0) {
+  if (tp > 1 && allreduces > 0) {
     const double message = allreduce_bytes_per_token * g.tokens;
     const double p = static_cast<double>(tp);
     const Work w{0.0, 2.0 * (p - 1.0) / p * message};
     const double t = allreduce_table ? allreduce_table->lookup(message, 0.0) : -1.0;
-    add(acc, kAllreduce, OpClass::kAllreduce, w, num_layers * allreduces_per_layer, t);
+    add(acc, kAllreduce, OpClass::kAllreduce, w, allreduces, t);
   }
   if (g.sampling > 0) {
     add(acc, kLmHead, OpClass::kElementwise, {0.0, final_norm_bytes_per_sample * g.sampling}, 1.0,

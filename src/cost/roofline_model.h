@@ -16,8 +16,11 @@
 //
 // Tensor parallelism splits query heads, KV heads (replicated once p exceeds them), the MLP
 // and expert intermediate widths, and the vocabulary; MLA latents and the q/kv down-projections
-// are replicated. Layers without a KV cache (SSM/Mamba) are costed as their per-sequence state
-// traffic plus the MLP (their mixer projections are not modelled).
+// are replicated. Hybrid models follow their block kinds: attention-only and MLP-only blocks
+// have one sublayer (one norm, one all-reduce); Mamba-2 blocks cost their in/out projections,
+// the convolution/scan traffic over the inner width and the per-sequence state read and written
+// once per step (op "ssm"). MoE layers are those MoeSpec::is_moe_layer names; routed experts in
+// their own dtype (MXFP4) are read at that width plus their scales.
 
 #include <array>
 #include <memory>

@@ -269,3 +269,40 @@ TEST_CASE("Swap time is bytes over PCIe bandwidth", "[cost]") {
   CHECK(model.swap_time(64'000'000'000ull) == kNsPerSecond);
   CHECK(model.swap_time(0) == 0);
 }
+
+TEST_CASE("Hybrid blocks: Mamba mixers, attention-only and MLP-only blocks", "[cost]") {
+  auto m = test::llama3_70b();
+  m.num_layers = 3;
+  m.layer_kinds = {model::LayerKind::kNoKvCache, model::LayerKind::kFullAttention,
+                   model::LayerKind::kNoKvCache};
+  m.block_kinds = {model::BlockKind::kMamba, model::BlockKind::kAttentionOnly,
+                   model::BlockKind::kMlpOnly};
+  m.ssm = {128, 64, 128, 8, 4, true};  // heads, head_dim, state, groups, conv kernel
+  cost::CostOptions o;
+  o.tensor_parallel_size = 2;
+  const cost::RooflineCostModel model(m, test::h100_sxm(), o);
+  const auto ops = by_name(decode(model, 4, 100));
+  // Mamba in_proj per GPU: 2·(64 heads·64) + 2·4 groups·128 state + 64 heads = 9,280 columns;
+  // out_proj: 4,096 → 8,192.
+  const double in_proj = 2.0 * 4 * 9280 * 8192;
+  const double out_proj = 2.0 * 4 * 8192 * 4096;
+  CHECK(ops.at("ssm").flops == in_proj + out_proj);
+  // One attention layer, one MLP layer; one all-reduce per block (3) of 4 × 8192 × 2 B.
+  CHECK(ops.at("attn_decode").flops == 2.0 * 4 * 101 * 32 * 256);
+  CHECK(ops.at("mlp").flops == 2.0 * 4 * 8192 * (2 * 14336 + 14336));
+  CHECK(ops.at("allreduce").bytes == 3.0 * 0.5 * 2 * 4 * 8192 * 2);
+}
+
+TEST_CASE("Routed experts in their own dtype are read at that width plus scales", "[cost]") {
+  auto m = test::deepseek_v2_lite();
+  m.moe.has_expert_dtype = true;
+  m.moe.expert_dtype = model::Dtype::kInt4;
+  m.moe.expert_scale_group_size = 32;
+  const cost::RooflineCostModel quantized(m, test::h100_sxm(), {});
+  const cost::RooflineCostModel plain(test::deepseek_v2_lite(), test::h100_sxm(), {});
+  const auto q = by_name(decode(quantized, 1, 100));
+  const auto p = by_name(decode(plain, 1, 100));
+  // 26 MoE layers × 6 experts × 3 matrices of 2048 × 1408: 2 B → 0.5 + 1/32 B per weight.
+  const double weights = 26.0 * 6 * 3 * 2048 * 1408;
+  CHECK(p.at("moe").bytes - q.at("moe").bytes == Approx(weights * (2.0 - 0.5 - 1.0 / 32)));
+}
