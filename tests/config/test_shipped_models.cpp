@@ -134,7 +134,9 @@ TEST_CASE("every shipped GPU loads with its cost-model section and a price", "[c
     CHECK(hw.memory_bandwidth > 0);
     CHECK(hw.peak_flops_for(Dtype::kBf16).has_value());
     CHECK(hw.price_per_hour > 0);
-    CHECK(hw.cost.provenance.kind == "datasheet");
+    // Datasheet guesses, or fitted to measurements (a100-80gb: Vidur's A100 timings).
+    CHECK((hw.cost.provenance.kind == "datasheet" || hw.cost.provenance.kind == "imported" ||
+           hw.cost.provenance.kind == "calibrated"));
     CHECK(hw.cost.op_classes.count("gemm") == 1);
     CHECK(hw.cost.op_classes.count("attn_decode") == 1);
     CHECK(!hw.source.empty());
