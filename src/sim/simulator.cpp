@@ -270,6 +270,8 @@ SimResult Simulator::run() {
   result.num_replicas = opts_.num_replicas;
   result.capacity_slots = capacity;
   result.bytes_per_slot = replicas_.front()->bytes_per_slot();
+  result.capacity_bytes = static_cast<Bytes>(capacity) * result.bytes_per_slot;
+  result.capacity_bytes = static_cast<Bytes>(capacity) * result.bytes_per_slot;
   ReplicaIntegrals sum;
   for (const auto& rep : replicas_) {
     const ReplicaIntegrals& g = rep->integrals();
@@ -281,8 +283,9 @@ SimResult Simulator::run() {
     sum.running += g.running;
     sum.waiting += g.waiting;
     sum.elapsed += g.elapsed;
-    result.peak_allocated_slots =
-        std::max(result.peak_allocated_slots, rep->peak_allocated_slots());
+    result.peak_used_bytes =
+        std::max(result.peak_used_bytes,
+                 static_cast<Bytes>(rep->peak_allocated_slots()) * rep->bytes_per_slot());
     result.max_running = std::max(result.max_running, rep->max_running());
     result.max_waiting = std::max(result.max_waiting, rep->max_waiting());
     result.completed_per_replica.push_back(rep->num_completed());

@@ -80,13 +80,16 @@ struct SimResult {
   TimeNs duration_ns = 0;  // first arrival (t = 0) to the last event (or the time limit)
 
   std::int64_t num_replicas = 0;
-  std::int64_t capacity_slots = 0;        // per replica
-  Bytes bytes_per_slot = 0;               // per GPU
-  MemoryFractions fraction;               // time-weighted over all replicas, sum to 1
-  std::int64_t peak_allocated_slots = 0;  // the most any replica held at once
-  double mean_running = 0;                // time-weighted, per replica
-  double mean_waiting = 0;                // time-weighted, per replica
-  std::int64_t max_running = 0;           // the largest batch of any replica
+  std::int64_t capacity_slots = 0;  // KV token slots of one replica
+  Bytes bytes_per_slot = 0;         // per GPU
+  Bytes capacity_bytes = 0;         // KV bytes one replica manages, per GPU
+  MemoryFractions fraction;         // time-weighted over all replicas, sum to 1
+  // The most bytes (per GPU) any replica held for live sequences at once (token states +
+  // reservation + internal fragmentation).
+  Bytes peak_used_bytes = 0;
+  double mean_running = 0;       // time-weighted, per replica
+  double mean_waiting = 0;       // time-weighted, per replica
+  std::int64_t max_running = 0;  // the largest batch of any replica
   std::int64_t max_waiting = 0;
   std::vector<std::int64_t> completed_per_replica;
   std::int64_t num_prefix_routed = 0;
@@ -99,8 +102,11 @@ struct SimResult {
   std::vector<TimelinePoint> timeline;  // options.timeline_points > 0 only
   TimeNs timeline_interval_ns = 0;
 
-  Bytes peak_allocated_bytes() const {
-    return static_cast<Bytes>(peak_allocated_slots) * bytes_per_slot;
+  // Prefix-cache hit rate: hit tokens / looked-up tokens at admission (0 when none looked up).
+  double prefix_cache_hit_rate() const {
+    return metrics.prefix_query_tokens > 0 ? static_cast<double>(metrics.prefix_hit_tokens) /
+                                                 static_cast<double>(metrics.prefix_query_tokens)
+                                           : 0.0;
   }
 };
 

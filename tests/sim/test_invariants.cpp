@@ -127,7 +127,7 @@ TEST_CASE("Invariants over random workloads, policies and seeds", "[sim]") {
         CHECK(a->peak_used_blocks <= alloc.num_blocks);
         CHECK(a->used_blocks_at_end == 0);
       }
-      CHECK(run.result.peak_allocated_slots <= alloc.num_blocks * alloc.block_size);
+      CHECK(run.result.peak_used_bytes <= run.result.capacity_bytes);
       const auto& f = run.result.fraction;
       CHECK(f.token_states + f.reservation + f.internal_fragmentation + f.external_fragmentation +
                 f.free ==

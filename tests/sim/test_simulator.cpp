@@ -84,8 +84,8 @@ TEST_CASE("Two requests on one replica: exact TTFT, TPOT, ITL, E2E and queueing"
   CHECK(f.token_states + f.reservation + f.internal_fragmentation + f.external_fragmentation +
             f.free ==
         Approx(1.0).epsilon(1e-12));
-  CHECK(run.result.peak_allocated_slots == 11 * 16);
-  CHECK(run.result.peak_allocated_bytes() == 11 * 16 * 1000);
+  CHECK(run.result.peak_used_bytes == 11 * 16 * 1000);
+  CHECK(run.result.capacity_bytes == 1600 * 1000);
   CHECK(run.result.mean_running == Approx((1 * 2.0 + 2 * 1.5 + 2 * 1.2 + 1 * 1.1) / 5.8));
   CHECK(run.result.max_running == 2);
   CHECK(run.result.saturation == sim::SaturationVerdict::kStable);
