@@ -1,0 +1,141 @@
+#include <array>
+#include <string>
+
+#include "common/error.h"
+#include "memory/allocator.h"
+#include "memory/contiguous_allocator.h"
+#include "memory/paged_allocator.h"
+
+namespace kvsim::memory {
+
+namespace {
+
+constexpr std::array<std::pair<AllocatorKind, std::string_view>, 4> kKindNames{{
+    {AllocatorKind::kPaged, "paged"},
+    {AllocatorKind::kContiguousMax, "contiguous-max"},
+    {AllocatorKind::kContiguousPow2, "contiguous-pow2"},
+    {AllocatorKind::kContiguousOracle, "contiguous-oracle"},
+}};
+constexpr std::array<std::pair<Placement, std::string_view>, 3> kPlacementNames{{
+    {Placement::kBuddy, "buddy"},
+    {Placement::kFirstFit, "first-fit"},
+    {Placement::kBestFit, "best-fit"},
+}};
+
+[[noreturn]] void invalid(const std::string& field, const std::string& message) {
+  ErrorLocation where;
+  where.field = field;
+  throw Error(where, message);
+}
+
+// Block ids are 32-bit.
+constexpr std::int64_t kMaxBlocks = 2'000'000'000;
+
+}  // namespace
+
+std::string_view allocator_kind_name(AllocatorKind kind) {
+  for (const auto& [k, name] : kKindNames) {
+    if (k == kind) return name;
+  }
+  return "?";
+}
+
+std::string_view placement_name(Placement placement) {
+  for (const auto& [p, name] : kPlacementNames) {
+    if (p == placement) return name;
+  }
+  return "?";
+}
+
+std::optional<AllocatorKind> parse_allocator_kind(std::string_view name) {
+  for (const auto& [k, n] : kKindNames) {
+    if (n == name) return k;
+  }
+  return std::nullopt;
+}
+
+std::optional<Placement> parse_placement(std::string_view name) {
+  for (const auto& [p, n] : kPlacementNames) {
+    if (n == name) return p;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> allocator_kind_names() {
+  std::vector<std::string> out;
+  for (const auto& entry : kKindNames) out.emplace_back(entry.second);
+  return out;
+}
+
+std::vector<std::string> placement_names() {
+  std::vector<std::string> out;
+  for (const auto& entry : kPlacementNames) out.emplace_back(entry.second);
+  return out;
+}
+
+std::unique_ptr<Allocator> make_allocator(const AllocatorOptions& o) {
+  Bytes slot_bytes = o.bytes_per_slot;
+  Bytes widest = o.bytes_per_slot;
+  if (o.groups.empty()) {
+    if (o.bytes_per_slot == 0) invalid("bytes_per_slot", "expected a positive byte count, got 0");
+  } else {
+    slot_bytes = 0;
+    widest = 0;
+    for (std::size_t i = 0; i < o.groups.size(); ++i) {
+      const KvGroupSpec& g = o.groups[i];
+      const std::string field = "groups[" + std::to_string(i) + "]";
+      if (g.bytes_per_slot == 0) {
+        invalid(field + ".bytes_per_slot", "expected a positive byte count, got 0");
+      }
+      if (g.sliding_window < 0) {
+        invalid(field + ".sliding_window",
+                "expected 0 (full attention) or a positive window, got " +
+                    std::to_string(g.sliding_window));
+      }
+      slot_bytes += g.bytes_per_slot;
+      widest = std::max(widest, g.bytes_per_slot);
+    }
+  }
+  if (o.cpu_swap_bytes > (Bytes{1} << 62)) invalid("cpu_swap_bytes", "expected a sane byte count");
+
+  if (o.kind == AllocatorKind::kPaged) {
+    if (o.block_size < 1 || o.block_size > (1 << 20)) {
+      invalid("block_size", "expected a positive number of tokens per block, got " +
+                                std::to_string(o.block_size));
+    }
+    if (!(o.watermark >= 0.0 && o.watermark < 1.0)) {
+      invalid("watermark", "expected a fraction in [0, 1), got " + std::to_string(o.watermark));
+    }
+    const Bytes page = static_cast<Bytes>(o.block_size) * widest;
+    const Bytes blocks = o.capacity_bytes / page;
+    if (blocks == 0) {
+      invalid("capacity_bytes", "a KV budget of " + std::to_string(o.capacity_bytes) +
+                                    " bytes holds no block of " + std::to_string(page) + " bytes");
+    }
+    if (blocks > static_cast<Bytes>(kMaxBlocks)) {
+      invalid("block_size", "the KV budget would hold " + std::to_string(blocks) +
+                                " blocks (at most 2e9); use a larger block size");
+    }
+    return std::make_unique<PagedAllocator>(o);
+  }
+
+  if (o.max_seq_len < 1) {
+    invalid("max_seq_len", "expected a positive token count, got " + std::to_string(o.max_seq_len));
+  }
+  const Bytes slots = o.capacity_bytes / slot_bytes;
+  if (slots == 0) {
+    invalid("capacity_bytes", "a KV budget of " + std::to_string(o.capacity_bytes) +
+                                  " bytes holds no slot of " + std::to_string(slot_bytes) +
+                                  " bytes");
+  }
+  if (slots > (Bytes{1} << 61)) invalid("capacity_bytes", "expected a sane byte count");
+  const ReservationPolicy policy = o.kind == AllocatorKind::kContiguousMax ? ReservationPolicy::kMax
+                                   : o.kind == AllocatorKind::kContiguousPow2
+                                       ? ReservationPolicy::kPow2
+                                       : ReservationPolicy::kOracle;
+  return std::make_unique<ContiguousAllocator>(
+      policy, o.placement, static_cast<std::int64_t>(slots), slot_bytes, o.max_seq_len,
+      static_cast<std::int64_t>(o.cpu_swap_bytes / slot_bytes));
+}
+
+}  // namespace kvsim::memory

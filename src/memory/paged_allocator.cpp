@@ -1,0 +1,555 @@
+#include "memory/paged_allocator.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "common/assert.h"
+#include "common/rng.h"
+
+namespace kvsim::memory {
+
+namespace {
+
+constexpr std::uint64_t kHashSeed = 0x6b7673696d6b7631ULL;  // root of every block-hash chain
+
+std::int64_t cdiv(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+std::vector<KvGroupSpec> effective_groups(const AllocatorOptions& o) {
+  if (!o.groups.empty()) return o.groups;
+  return {KvGroupSpec{o.bytes_per_slot, 0}};
+}
+
+Bytes widest(const std::vector<KvGroupSpec>& groups) {
+  Bytes w = 0;
+  for (const auto& g : groups) w = std::max(w, g.bytes_per_slot);
+  return w;
+}
+
+}  // namespace
+
+PagedAllocator::PagedAllocator(const AllocatorOptions& options)
+    : base_block_size_(options.block_size),
+      page_bytes_(static_cast<Bytes>(options.block_size) * widest(effective_groups(options))),
+      widest_bytes_per_slot_(widest(effective_groups(options))),
+      bytes_per_slot_(0),
+      prefix_caching_(options.enable_prefix_caching),
+      watermark_blocks_(0),
+      cpu_blocks_(0),
+      pool_(page_bytes_ > 0 ? static_cast<std::int64_t>(options.capacity_bytes / page_bytes_) : 0,
+            static_cast<int>(effective_groups(options).size())) {
+  KVSIM_ASSERT(options.block_size >= 1 && widest_bytes_per_slot_ > 0, "paged options unchecked");
+  const std::int64_t num_blocks = pool_.num_blocks();
+  watermark_blocks_ =
+      static_cast<std::int64_t>(options.watermark * static_cast<double>(num_blocks));
+  cpu_blocks_ = static_cast<std::int64_t>(options.cpu_swap_bytes / page_bytes_);
+  hit_unit_ = 1;
+  for (const KvGroupSpec& spec : effective_groups(options)) {
+    KVSIM_ASSERT(spec.bytes_per_slot > 0 && spec.sliding_window >= 0, "group options unchecked");
+    GroupGeometry g;
+    g.bytes_per_slot = spec.bytes_per_slot;
+    g.block_size = static_cast<std::int64_t>(page_bytes_ / spec.bytes_per_slot);
+    g.sliding_window = spec.sliding_window;
+    g.padding = page_bytes_ - static_cast<Bytes>(g.block_size) * spec.bytes_per_slot;
+    g.hash_stride = g.block_size % base_block_size_ == 0 ? g.block_size / base_block_size_ : 0;
+    if (g.hash_stride == 0 || hit_unit_ == 0) {
+      hit_unit_ = 0;
+    } else {
+      hit_unit_ = std::lcm(hit_unit_, g.block_size);
+    }
+    bytes_per_slot_ += spec.bytes_per_slot;
+    groups_.push_back(g);
+  }
+}
+
+// ---- helpers ------------------------------------------------------------------------------
+
+PagedAllocator::Seq& PagedAllocator::resident(SeqId id) {
+  const auto it = seqs_.find(id);
+  KVSIM_ASSERT(it != seqs_.end(), "unknown sequence id");
+  KVSIM_ASSERT(!it->second.swapped, "the sequence is swapped out");
+  return it->second;
+}
+
+std::vector<std::uint64_t> PagedAllocator::chain_hashes(const SeqInfo& seq) const {
+  std::vector<std::uint64_t> hashes;
+  if (!prefix_caching_ || seq.block_content_ids.empty()) return hashes;
+  const std::size_t full = static_cast<std::size_t>(seq.prompt_tokens / base_block_size_);
+  const std::size_t n = std::min(full, seq.block_content_ids.size());
+  hashes.reserve(n);
+  std::uint64_t h = kHashSeed;
+  for (std::size_t j = 0; j < n; ++j) {
+    h = hash_combine(h, seq.block_content_ids[j]);
+    hashes.push_back(h);
+  }
+  return hashes;
+}
+
+std::uint64_t PagedAllocator::group_hash(const Seq& s, int g, std::int64_t j) const {
+  const std::int64_t stride = groups_[static_cast<std::size_t>(g)].hash_stride;
+  return s.hashes[static_cast<std::size_t>((j + 1) * stride - 1)];
+}
+
+std::int64_t PagedAllocator::skipped_first(int g, std::int64_t tokens) const {
+  const GroupGeometry& geo = groups_[static_cast<std::size_t>(g)];
+  if (geo.sliding_window == 0) return 0;
+  return std::max<std::int64_t>(0, tokens - geo.sliding_window + 1) / geo.block_size;
+}
+
+PagedAllocator::Hit PagedAllocator::find_hit(const std::vector<std::uint64_t>& hashes,
+                                             std::int64_t cap) const {
+  const std::size_t num_groups = groups_.size();
+  Hit hit;
+  hit.first.assign(num_groups, 0);
+  hit.blocks.resize(num_groups);
+  if (!prefix_caching_ || hashes.empty() || hit_unit_ == 0) return hit;
+  cap = std::min(cap, static_cast<std::int64_t>(hashes.size()) * base_block_size_);
+  std::int64_t limit = cap > 0 ? cap / hit_unit_ * hit_unit_ : 0;
+  const auto hash_at = [&](const GroupGeometry& geo, std::int64_t j) {
+    return hashes[static_cast<std::size_t>((j + 1) * geo.hash_stride - 1)];
+  };
+  // Full-attention groups: the hit is a chain of cached blocks from the start.
+  for (std::size_t g = 0; g < num_groups && limit > 0; ++g) {
+    const GroupGeometry& geo = groups_[g];
+    if (geo.sliding_window > 0) continue;
+    std::int64_t chain = 0;
+    const std::int64_t max_blocks = limit / geo.block_size;
+    while (chain < max_blocks &&
+           pool_.lookup(static_cast<int>(g), hash_at(geo, chain)) != kNoBlock) {
+      ++chain;
+    }
+    limit = std::min(limit, chain * geo.block_size / hit_unit_ * hit_unit_);
+  }
+  // Window groups: the blocks covering the last (window − 1) tokens before the hit end must be
+  // cached; earlier ones are not needed. Runs of consecutive cached blocks, per group.
+  std::vector<std::vector<std::int64_t>> runs(num_groups);
+  for (std::size_t g = 0; g < num_groups && limit > 0; ++g) {
+    const GroupGeometry& geo = groups_[g];
+    if (geo.sliding_window == 0) continue;
+    const std::int64_t n = limit / geo.block_size;
+    auto& run = runs[g];
+    run.assign(static_cast<std::size_t>(n), 0);
+    for (std::int64_t j = 0; j < n; ++j) {
+      const bool cached = pool_.lookup(static_cast<int>(g), hash_at(geo, j)) != kNoBlock;
+      run[static_cast<std::size_t>(j)] =
+          cached ? (j > 0 ? run[static_cast<std::size_t>(j - 1)] : 0) + 1 : 0;
+    }
+  }
+  const auto window_blocks = [&](const GroupGeometry& geo, std::int64_t tokens) {
+    return std::min(cdiv(geo.sliding_window - 1, geo.block_size), tokens / geo.block_size);
+  };
+  for (; limit > 0; limit -= hit_unit_) {
+    bool ok = true;
+    for (std::size_t g = 0; g < num_groups && ok; ++g) {
+      const GroupGeometry& geo = groups_[g];
+      if (geo.sliding_window == 0) continue;
+      const std::int64_t end = limit / geo.block_size;
+      const std::int64_t need = window_blocks(geo, limit);
+      ok = need == 0 || runs[g][static_cast<std::size_t>(end - 1)] >= need;
+    }
+    if (ok) break;
+  }
+  if (limit <= 0) return hit;
+  hit.tokens = limit;
+  for (std::size_t g = 0; g < num_groups; ++g) {
+    const GroupGeometry& geo = groups_[g];
+    const std::int64_t end = limit / geo.block_size;
+    const std::int64_t first = geo.sliding_window == 0 ? 0 : end - window_blocks(geo, limit);
+    hit.first[g] = first;
+    for (std::int64_t j = first; j < end; ++j) {
+      const BlockId b = pool_.lookup(static_cast<int>(g), hash_at(geo, j));
+      KVSIM_ASSERT(b != kNoBlock, "a hit block vanished");
+      if (pool_.ref(b) == 0) ++hit.evictable;
+      hit.blocks[g].push_back(b);
+    }
+  }
+  return hit;
+}
+
+void PagedAllocator::settle(Seq& s, int g, std::int64_t from) {
+  Table& t = s.tables[static_cast<std::size_t>(g)];
+  const GroupGeometry& geo = groups_[static_cast<std::size_t>(g)];
+  const std::int64_t bs = geo.block_size;
+  const std::int64_t end = t.first + static_cast<std::int64_t>(t.blocks.size());
+  for (std::int64_t j = std::max(from, t.first); j < end; ++j) {
+    const BlockId b = t.blocks[static_cast<std::size_t>(j - t.first)];
+    const auto fill =
+        static_cast<std::int32_t>(std::clamp<std::int64_t>(s.num_tokens - j * bs, 0, bs));
+    if (pool_.fill(b) != fill) pool_.set_fill(b, fill);
+  }
+  if (!prefix_caching_ || geo.hash_stride == 0) return;
+  const auto cacheable = static_cast<std::int64_t>(s.hashes.size()) / geo.hash_stride;
+  t.next_register = std::max(t.next_register, t.first);
+  while (t.next_register < end && t.next_register < cacheable) {
+    const BlockId b = t.blocks[static_cast<std::size_t>(t.next_register - t.first)];
+    if (pool_.fill(b) < bs) break;
+    pool_.register_hash(b, group_hash(s, g, t.next_register));
+    ++t.next_register;
+  }
+}
+
+void PagedAllocator::release_table(Table& t) {
+  for (auto it = t.blocks.rbegin(); it != t.blocks.rend(); ++it) pool_.release(*it);
+  t.blocks.clear();
+}
+
+// ---- Allocator ----------------------------------------------------------------------------
+
+std::optional<AdmitResult> PagedAllocator::admit(const SeqInfo& seq, std::int64_t num_tokens) {
+  KVSIM_ASSERT(num_tokens >= 0 && seq.prompt_tokens >= 0 && seq.prompt_tokens <= seq.final_tokens,
+               "admit: token counts out of range");
+  KVSIM_ASSERT(!seqs_.contains(seq.id), "admit: the id is already live");
+  std::vector<std::uint64_t> hashes = chain_hashes(seq);
+  const Hit hit = find_hit(hashes, std::min(num_tokens, seq.prompt_tokens - 1));
+  std::int64_t needed = hit.evictable;
+  const std::size_t num_groups = groups_.size();
+  for (std::size_t g = 0; g < num_groups; ++g) {
+    const std::int64_t held = cdiv(num_tokens, groups_[g].block_size) - hit.first[g];
+    needed += std::max<std::int64_t>(0, held) - static_cast<std::int64_t>(hit.blocks[g].size());
+  }
+  if (pool_.num_free() - needed < watermark_blocks_) {
+    ++stats_.admits_refused;
+    return std::nullopt;
+  }
+  Seq s;
+  s.prompt = seq.prompt_tokens;
+  s.final_tokens = seq.final_tokens;
+  s.num_tokens = num_tokens;
+  s.hashes = std::move(hashes);
+  s.tables.resize(num_groups);
+  // Every group's hit blocks are taken before any fresh block: a fresh block may evict an
+  // evictable block, which must not be another group's hit.
+  for (std::size_t g = 0; g < num_groups; ++g) {
+    Table& t = s.tables[g];
+    t.first = hit.first[g];
+    const std::int64_t end = std::max(t.first, cdiv(num_tokens, groups_[g].block_size));
+    t.blocks.reserve(static_cast<std::size_t>(end - t.first));
+    for (BlockId b : hit.blocks[g]) {
+      pool_.add_ref(b);
+      t.blocks.push_back(b);
+    }
+  }
+  for (std::size_t g = 0; g < num_groups; ++g) {
+    Table& t = s.tables[g];
+    const std::int64_t end = std::max(t.first, cdiv(num_tokens, groups_[g].block_size));
+    while (t.first + static_cast<std::int64_t>(t.blocks.size()) < end) {
+      t.blocks.push_back(pool_.allocate(static_cast<int>(g)));
+    }
+    settle(s, static_cast<int>(g), t.first + static_cast<std::int64_t>(hit.blocks[g].size()));
+  }
+  if (prefix_caching_) {
+    PrefixCacheStats& p = stats_.prefix_cache;
+    ++p.queries;
+    p.query_tokens += seq.prompt_tokens;
+    p.hit_tokens += hit.tokens;
+    p.query_blocks += std::min(std::max<std::int64_t>(0, seq.prompt_tokens - 1),
+                               static_cast<std::int64_t>(s.hashes.size()) * base_block_size_) /
+                      base_block_size_;
+    p.hit_blocks += hit.tokens / base_block_size_;
+  }
+  seqs_.emplace(seq.id, std::move(s));
+  ++stats_.admits;
+  return AdmitResult{hit.tokens};
+}
+
+bool PagedAllocator::grow(SeqId id, std::int64_t num_tokens) {
+  KVSIM_ASSERT(num_tokens >= 0, "grow by a negative count");
+  Seq& s = resident(id);
+  if (num_tokens == 0) return true;
+  const std::int64_t grown = s.num_tokens + num_tokens;
+  const std::size_t num_groups = groups_.size();
+  std::int64_t needed = 0;
+  std::int64_t released = 0;  // blocks the window skip returns to the pool
+  for (std::size_t g = 0; g < num_groups; ++g) {
+    const Table& t = s.tables[g];
+    const std::int64_t bs = groups_[g].block_size;
+    const std::int64_t end = t.first + static_cast<std::int64_t>(t.blocks.size());
+    const std::int64_t first = std::max(t.first, skipped_first(static_cast<int>(g), s.num_tokens));
+    for (std::int64_t j = t.first; j < first; ++j) {
+      if (pool_.ref(t.blocks[static_cast<std::size_t>(j - t.first)]) == 1) ++released;
+    }
+    needed += std::max<std::int64_t>(0, cdiv(grown, bs) - end);
+    if (end > first) {
+      const BlockId tail = t.blocks.back();
+      if (pool_.fill(tail) < bs && pool_.ref(tail) > 1) ++needed;  // copy-on-write
+    }
+  }
+  if (needed > pool_.num_free() + released) {
+    ++stats_.grows_refused;
+    return false;
+  }
+  s.num_tokens = grown;
+  // Window skips first, in every group, so that their blocks can serve this growth.
+  for (std::size_t g = 0; g < num_groups; ++g) {
+    Table& t = s.tables[g];
+    const std::int64_t first =
+        std::max(t.first, skipped_first(static_cast<int>(g), grown - num_tokens));
+    if (first > t.first) {
+      const auto skip = static_cast<std::ptrdiff_t>(first - t.first);
+      for (std::ptrdiff_t k = skip - 1; k >= 0; --k) {
+        pool_.release(t.blocks[static_cast<std::size_t>(k)]);
+      }
+      t.blocks.erase(t.blocks.begin(), t.blocks.begin() + skip);
+      t.first = first;
+    }
+  }
+  for (std::size_t g = 0; g < num_groups; ++g) {
+    Table& t = s.tables[g];
+    const std::int64_t bs = groups_[g].block_size;
+    std::int64_t from = t.first + static_cast<std::int64_t>(t.blocks.size());
+    if (!t.blocks.empty()) {
+      BlockId& tail = t.blocks.back();
+      if (pool_.fill(tail) < bs) {
+        --from;
+        if (pool_.ref(tail) > 1) {
+          const BlockId copy = pool_.allocate(static_cast<int>(g));
+          pool_.set_fill(copy, pool_.fill(tail));
+          pool_.release(tail);
+          tail = copy;
+          ++stats_.cow_copies;
+        }
+      }
+    }
+    while (t.first + static_cast<std::int64_t>(t.blocks.size()) < cdiv(grown, bs)) {
+      t.blocks.push_back(pool_.allocate(static_cast<int>(g)));
+    }
+    settle(s, static_cast<int>(g), from);
+  }
+  return true;
+}
+
+void PagedAllocator::free(SeqId id) {
+  const auto it = seqs_.find(id);
+  KVSIM_ASSERT(it != seqs_.end(), "free of an unknown sequence (double free?)");
+  Seq& s = it->second;
+  if (s.swapped) {
+    for (const Table& t : s.tables) cpu_blocks_used_ -= t.swapped_blocks;
+  } else {
+    for (Table& t : s.tables) release_table(t);
+  }
+  seqs_.erase(it);
+}
+
+bool PagedAllocator::fork(SeqId parent, const SeqInfo& child) {
+  KVSIM_ASSERT(!seqs_.contains(child.id), "fork: the child id is already live");
+  const Seq& p = resident(parent);
+  KVSIM_ASSERT(child.final_tokens >= p.num_tokens, "fork: the child is shorter than its parent");
+  Seq c = p;
+  c.final_tokens = child.final_tokens;
+  for (const Table& t : c.tables) {
+    for (BlockId b : t.blocks) pool_.add_ref(b);
+  }
+  seqs_.emplace(child.id, std::move(c));
+  ++stats_.forks;
+  return true;
+}
+
+std::optional<Bytes> PagedAllocator::swap_out(SeqId id) {
+  Seq& s = resident(id);
+  std::int64_t blocks = 0;
+  for (const Table& t : s.tables) blocks += static_cast<std::int64_t>(t.blocks.size());
+  if (cpu_blocks_ == 0 || cpu_blocks_used_ + blocks > cpu_blocks_) {
+    ++stats_.swaps_refused;
+    return std::nullopt;
+  }
+  for (Table& t : s.tables) {
+    t.swapped_blocks = static_cast<std::int64_t>(t.blocks.size());
+    release_table(t);
+  }
+  s.swapped = true;
+  cpu_blocks_used_ += blocks;
+  const Bytes moved = static_cast<Bytes>(blocks) * page_bytes_;
+  ++stats_.swap_outs;
+  stats_.swapped_out_bytes += moved;
+  return moved;
+}
+
+std::optional<Bytes> PagedAllocator::swap_in(SeqId id) {
+  const auto it = seqs_.find(id);
+  KVSIM_ASSERT(it != seqs_.end() && it->second.swapped, "swap_in of a sequence not swapped out");
+  Seq& s = it->second;
+  std::int64_t blocks = 0;
+  for (const Table& t : s.tables) blocks += t.swapped_blocks;
+  if (pool_.num_free() - blocks < watermark_blocks_) {
+    ++stats_.swaps_refused;
+    return std::nullopt;
+  }
+  for (std::size_t g = 0; g < s.tables.size(); ++g) {
+    Table& t = s.tables[g];
+    for (std::int64_t k = 0; k < t.swapped_blocks; ++k) {
+      t.blocks.push_back(pool_.allocate(static_cast<int>(g)));
+    }
+    t.swapped_blocks = 0;
+    t.next_register = t.first;
+    settle(s, static_cast<int>(g), t.first);
+  }
+  s.swapped = false;
+  cpu_blocks_used_ -= blocks;
+  const Bytes moved = static_cast<Bytes>(blocks) * page_bytes_;
+  ++stats_.swap_ins;
+  stats_.swapped_in_bytes += moved;
+  return moved;
+}
+
+std::int64_t PagedAllocator::cached_prefix_tokens(const SeqInfo& seq,
+                                                  std::int64_t num_tokens) const {
+  if (!prefix_caching_) return 0;
+  return find_hit(chain_hashes(seq), std::min(num_tokens, seq.prompt_tokens - 1)).tokens;
+}
+
+AllocatorStats PagedAllocator::stats() const {
+  AllocatorStats s = stats_;
+  s.evictions = pool_.evictions();
+  s.cpu_bytes_in_use = static_cast<Bytes>(cpu_blocks_used_) * page_bytes_;
+  return s;
+}
+
+bool PagedAllocator::fits_alone(const SeqInfo& seq) const {
+  std::int64_t at_admission = 0;
+  std::int64_t peak = 0;
+  for (const GroupGeometry& g : groups_) {
+    const std::int64_t prompt_blocks = cdiv(seq.prompt_tokens, g.block_size);
+    const std::int64_t final_blocks = cdiv(seq.final_tokens, g.block_size);
+    at_admission += prompt_blocks;
+    peak += g.sliding_window == 0
+                ? final_blocks
+                : std::min(final_blocks,
+                           std::max(prompt_blocks, cdiv(g.sliding_window, g.block_size) + 1));
+  }
+  return at_admission <= pool_.num_blocks() - watermark_blocks_ && peak <= pool_.num_blocks();
+}
+
+// ---- accounting ---------------------------------------------------------------------------
+
+std::vector<std::int64_t> PagedAllocator::reservation_slots() const {
+  const std::size_t num_groups = groups_.size();
+  std::vector<std::int64_t> reservation(num_groups, 0);
+  struct SharedTail {
+    BlockId block;
+    std::int64_t end;  // position after the block
+    std::int64_t tokens;
+    std::int64_t final_tokens;
+    std::size_t group;
+  };
+  std::vector<SharedTail> shared;
+  for (const auto& [id, s] : seqs_) {
+    if (s.swapped) continue;
+    for (std::size_t g = 0; g < num_groups; ++g) {
+      const Table& t = s.tables[g];
+      if (t.blocks.empty()) continue;
+      const BlockId tail = t.blocks.back();
+      const std::int64_t end =
+          (t.first + static_cast<std::int64_t>(t.blocks.size())) * groups_[g].block_size;
+      if (pool_.ref(tail) == 1) {
+        reservation[g] += std::max<std::int64_t>(0, std::min(end, s.final_tokens) - s.num_tokens);
+      } else if (end > s.num_tokens) {
+        shared.push_back({tail, end, s.num_tokens, s.final_tokens, g});
+      }
+    }
+  }
+  if (!shared.empty()) {
+    std::sort(shared.begin(), shared.end(), [](const SharedTail& a, const SharedTail& b) {
+      return a.block != b.block ? a.block < b.block : a.final_tokens > b.final_tokens;
+    });
+    for (std::size_t i = 0; i < shared.size(); ++i) {
+      if (i > 0 && shared[i].block == shared[i - 1].block) continue;  // counted once, max f
+      const SharedTail& t = shared[i];
+      reservation[t.group] += std::max<std::int64_t>(0, std::min(t.end, t.final_tokens) - t.tokens);
+    }
+  }
+  return reservation;
+}
+
+ByteAccounting PagedAllocator::bytes_from(const std::vector<std::int64_t>& reservation) const {
+  ByteAccounting b;
+  b.capacity = static_cast<Bytes>(pool_.num_blocks()) * page_bytes_;
+  for (std::size_t g = 0; g < groups_.size(); ++g) {
+    const GroupGeometry& geo = groups_[g];
+    const std::int64_t in_use = pool_.num_in_use(static_cast<int>(g));
+    const std::int64_t tokens = pool_.filled_in_use(static_cast<int>(g));
+    const std::int64_t internal = in_use * geo.block_size - tokens - reservation[g];
+    KVSIM_ASSERT(internal >= 0, "paged accounting: negative internal fragmentation");
+    b.token_states += static_cast<Bytes>(tokens) * geo.bytes_per_slot;
+    b.reservation += static_cast<Bytes>(reservation[g]) * geo.bytes_per_slot;
+    b.internal_fragmentation += static_cast<Bytes>(internal) * geo.bytes_per_slot +
+                                static_cast<Bytes>(in_use) * geo.padding;
+  }
+  b.free = static_cast<Bytes>(pool_.num_free()) * page_bytes_;
+  return b;
+}
+
+ByteAccounting PagedAllocator::byte_accounting(const SeqInfo*) const {
+  return bytes_from(reservation_slots());
+}
+
+SlotAccounting PagedAllocator::accounting(const SeqInfo*) const {
+  const ByteAccounting b = bytes_from(reservation_slots());
+  const auto slots = [&](Bytes bytes) {
+    return static_cast<std::int64_t>(bytes / widest_bytes_per_slot_);
+  };
+  SlotAccounting a;
+  a.capacity = pool_.num_blocks() * base_block_size_;
+  a.token_states = slots(b.token_states);
+  a.reservation = slots(b.reservation);
+  a.internal_fragmentation = slots(b.internal_fragmentation);
+  a.external_fragmentation = 0;
+  a.free = a.capacity - a.token_states - a.reservation - a.internal_fragmentation;
+  a.largest_free_extent = pool_.num_free() * base_block_size_;
+  a.blocks_in_use = pool_.num_in_use();
+  a.shared_blocks = pool_.shared_blocks();
+  a.cached_blocks = pool_.num_evictable();
+  return a;
+}
+
+// ---- introspection ------------------------------------------------------------------------
+
+const std::vector<BlockId>& PagedAllocator::block_table(SeqId id, int group) const {
+  const auto it = seqs_.find(id);
+  KVSIM_ASSERT(it != seqs_.end(), "unknown sequence id");
+  return it->second.tables[static_cast<std::size_t>(group)].blocks;
+}
+
+std::int64_t PagedAllocator::first_block(SeqId id, int group) const {
+  const auto it = seqs_.find(id);
+  KVSIM_ASSERT(it != seqs_.end(), "unknown sequence id");
+  return it->second.tables[static_cast<std::size_t>(group)].first;
+}
+
+void PagedAllocator::check_invariants() const {
+  pool_.check_invariants();
+  std::vector<std::int32_t> refs(static_cast<std::size_t>(pool_.num_blocks()), 0);
+  std::int64_t cpu = 0;
+  for (const auto& [id, s] : seqs_) {
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+      const Table& t = s.tables[g];
+      const std::int64_t bs = groups_[g].block_size;
+      if (s.swapped) {
+        KVSIM_ASSERT(t.blocks.empty(), "a swapped-out sequence holds GPU blocks");
+        cpu += t.swapped_blocks;
+        continue;
+      }
+      const std::int64_t end = t.first + static_cast<std::int64_t>(t.blocks.size());
+      KVSIM_ASSERT(end == std::max(t.first, cdiv(s.num_tokens, bs)), "table length");
+      KVSIM_ASSERT(t.first >= 0 && t.first <= std::max<std::int64_t>(0, s.num_tokens) / bs + 1,
+                   "table start");
+      for (std::int64_t j = t.first; j < end; ++j) {
+        const BlockId b = t.blocks[static_cast<std::size_t>(j - t.first)];
+        ++refs[static_cast<std::size_t>(b)];
+        KVSIM_ASSERT(pool_.group(b) == static_cast<int>(g), "a block in another group's table");
+        KVSIM_ASSERT(pool_.fill(b) == std::clamp<std::int64_t>(s.num_tokens - j * bs, 0, bs),
+                     "block fill disagrees with the sequence length");
+      }
+      // Per-sequence internal fragmentation stays below one block.
+      const std::int64_t internal = end * bs - std::max(s.num_tokens, s.final_tokens);
+      KVSIM_ASSERT(internal < bs, "a sequence wastes a whole block");
+    }
+  }
+  for (std::int64_t b = 0; b < pool_.num_blocks(); ++b) {
+    KVSIM_ASSERT(refs[static_cast<std::size_t>(b)] == pool_.ref(static_cast<BlockId>(b)),
+                 "reference count disagrees with the block tables (leak or double free)");
+  }
+  KVSIM_ASSERT(cpu == cpu_blocks_used_ && cpu_blocks_used_ <= cpu_blocks_, "CPU blocks");
+}
+
+}  // namespace kvsim::memory

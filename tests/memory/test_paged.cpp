@@ -1,0 +1,218 @@
+// The paged allocator: blocks, internal fragmentation of the last block, copy-on-write fork,
+// watermark, swap. Slots are 1 byte unless a test says otherwise.
+
+#include <catch2/catch.hpp>
+
+#include "memory/allocator.h"
+#include "memory/paged_allocator.h"
+
+namespace kvsim::memory {
+namespace {
+
+SeqInfo req(SeqId id, std::int64_t prompt, std::int64_t final_tokens) {
+  return SeqInfo{id, prompt, final_tokens, {}};
+}
+
+AllocatorOptions paged_options(std::int64_t num_blocks, std::int64_t block_size = 16) {
+  AllocatorOptions o;
+  o.kind = AllocatorKind::kPaged;
+  o.bytes_per_slot = 1;
+  o.block_size = block_size;
+  o.capacity_bytes = static_cast<Bytes>(num_blocks * block_size);
+  o.watermark = 0;
+  return o;
+}
+
+PagedAllocator paged(std::int64_t num_blocks, std::int64_t block_size = 16) {
+  return PagedAllocator(paged_options(num_blocks, block_size));
+}
+
+struct Five {
+  std::int64_t t, r, i, e, f;
+};
+
+void require_slots(const Allocator& a, Five want) {
+  const SlotAccounting s = a.accounting(nullptr);
+  CHECK(s.token_states == want.t);
+  CHECK(s.reservation == want.r);
+  CHECK(s.internal_fragmentation == want.i);
+  CHECK(s.external_fragmentation == want.e);
+  CHECK(s.free == want.f);
+  REQUIRE(s.token_states + s.reservation + s.internal_fragmentation + s.external_fragmentation +
+              s.free ==
+          s.capacity);
+}
+
+TEST_CASE("33 tokens at block size 16: 3 blocks, 15 slots of internal fragmentation",
+          "[memory][paged]") {
+  PagedAllocator a = paged(10);
+  REQUIRE(a.admit(req(1, 33, 33), 33));
+  CHECK(a.block_table(1).size() == 3);
+  require_slots(a, {33, 0, 15, 0, 160 - 48});
+  const SlotAccounting s = a.accounting(nullptr);
+  CHECK(s.blocks_in_use == 3);
+  CHECK(s.largest_free_extent == 7 * 16);
+  a.check_invariants();
+}
+
+TEST_CASE("a growing paged sequence: reservation is the last block's slots it will still write",
+          "[memory][paged]") {
+  PagedAllocator a = paged(10);
+  REQUIRE(a.admit(req(1, 20, 33), 20));  // blocks 0, 1: 20 stored, 12 to come (up to 32)
+  require_slots(a, {20, 12, 0, 0, 128});
+  REQUIRE(a.grow(1, 12));  // exactly 2 full blocks
+  require_slots(a, {32, 0, 0, 0, 128});
+  REQUIRE(a.grow(1, 1));  // the 33rd token opens block 3; it will never be written further
+  require_slots(a, {33, 0, 15, 0, 112});
+  // Final length 40 lies beyond its 2 blocks: all 15 open slots will be written.
+  REQUIRE(a.admit(req(2, 17, 40), 17));
+  require_slots(a, {50, 15, 15, 0, 80});
+  a.free(1);
+  a.free(2);
+  require_slots(a, {0, 0, 0, 0, 160});
+  a.check_invariants();
+}
+
+TEST_CASE("paged admission and growth fail as values when blocks run out", "[memory][paged]") {
+  PagedAllocator a = paged(4);
+  REQUIRE(a.admit(req(1, 40, 64), 40));      // 3 blocks
+  CHECK_FALSE(a.admit(req(2, 17, 20), 17));  // needs 2, 1 free
+  REQUIRE(a.grow(1, 8));                     // fills block 3
+  CHECK(a.grow(1, 16));                      // the 4th block
+  CHECK_FALSE(a.grow(1, 1));                 // none left
+  require_slots(a, {64, 0, 0, 0, 0});
+  const AllocatorStats st = a.stats();
+  CHECK(st.admits == 1);
+  CHECK(st.admits_refused == 1);
+  CHECK(st.grows_refused == 1);
+  a.check_invariants();
+}
+
+TEST_CASE("watermark: admission keeps 1% of the blocks free; growth may use them",
+          "[memory][paged]") {
+  AllocatorOptions o = paged_options(100);
+  o.watermark = 0.01;
+  PagedAllocator a(o);
+  CHECK(a.watermark_blocks() == 1);
+  REQUIRE(a.admit(req(1, 99 * 16, 100 * 16), 99 * 16));  // leaves exactly 1 block
+  CHECK_FALSE(a.admit(req(2, 1, 2), 1));                 // would leave 0 < 1
+  REQUIRE(a.grow(1, 16));                                // running sequences may take it
+  CHECK(a.accounting(nullptr).free == 0);
+  a.free(1);
+  // 200 blocks at 1%: 2 kept back.
+  AllocatorOptions o2 = paged_options(200);
+  o2.watermark = 0.01;
+  PagedAllocator b(o2);
+  CHECK(b.watermark_blocks() == 2);
+  CHECK_FALSE(b.admit(req(1, 199 * 16, 199 * 16), 199 * 16));
+  CHECK(b.admit(req(1, 198 * 16, 198 * 16), 198 * 16));
+}
+
+TEST_CASE("copy-on-write fork: the child shares every block until one of them writes",
+          "[memory][paged][fork]") {
+  PagedAllocator a = paged(10);
+  REQUIRE(a.admit(req(1, 20, 40), 20));  // block 0 full, block 1 holds 4
+  REQUIRE(a.fork(1, req(2, 20, 30)));
+  SlotAccounting s = a.accounting(nullptr);
+  CHECK(s.blocks_in_use == 2);
+  CHECK(s.shared_blocks == 2);
+  // Shared blocks count once: 20 token states; the shared open block is reservation up to the
+  // larger final length (40 → the whole block).
+  require_slots(a, {20, 12, 0, 0, 128});
+  CHECK(a.block_table(1) == a.block_table(2));
+
+  REQUIRE(a.grow(2, 1));  // the child writes into the shared partial block: it gets a copy
+  CHECK(a.stats().cow_copies == 1);
+  CHECK(a.block_table(2)[0] == a.block_table(1)[0]);
+  CHECK(a.block_table(2)[1] != a.block_table(1)[1]);
+  s = a.accounting(nullptr);
+  CHECK(s.blocks_in_use == 3);
+  CHECK(s.shared_blocks == 1);
+  // 16 + 4 + 5 stored; parent reserves up to 32 (12), child up to 30 (9) and wastes 2.
+  require_slots(a, {25, 21, 2, 0, 112});
+
+  REQUIRE(a.grow(1, 1));  // the parent's open block is now its own: written in place
+  CHECK(a.stats().cow_copies == 1);
+  CHECK(a.accounting(nullptr).blocks_in_use == 3);
+  a.check_invariants();
+  a.free(1);
+  CHECK(a.accounting(nullptr).shared_blocks == 0);
+  require_slots(a, {21, 9, 2, 0, 128});
+  a.free(2);
+  require_slots(a, {0, 0, 0, 0, 160});
+  a.check_invariants();
+}
+
+TEST_CASE("copy-on-write needs a free block; without one the write is refused, nothing changed",
+          "[memory][paged][fork]") {
+  PagedAllocator a = paged(2);
+  REQUIRE(a.admit(req(1, 20, 32), 20));  // both blocks
+  REQUIRE(a.fork(1, req(2, 20, 32)));
+  const ByteAccounting before = a.byte_accounting(nullptr);
+  CHECK_FALSE(a.grow(2, 1));
+  CHECK(a.byte_accounting(nullptr) == before);
+  CHECK(a.block_table(1) == a.block_table(2));
+  a.check_invariants();
+}
+
+TEST_CASE("paged swap: whole blocks move to a CPU pool of a given size and back",
+          "[memory][paged][swap]") {
+  AllocatorOptions o = paged_options(10);
+  o.cpu_swap_bytes = 3 * 16;  // 3 blocks
+  PagedAllocator a(o);
+  REQUIRE(a.admit(req(1, 40, 48), 40));  // 3 blocks
+  const auto out = a.swap_out(1);
+  REQUIRE(out);
+  CHECK(*out == 3 * 16);
+  require_slots(a, {0, 0, 0, 0, 160});
+  CHECK(a.stats().cpu_bytes_in_use == 48);
+
+  REQUIRE(a.admit(req(2, 128, 128), 128));  // 8 blocks: 2 left
+  REQUIRE(a.admit(req(3, 16, 16), 16));     // 1 left
+  CHECK_FALSE(a.swap_out(3));               // the CPU pool is full
+  CHECK_FALSE(a.swap_in(1));                // needs 3 GPU blocks
+  a.free(2);
+  const auto in = a.swap_in(1);
+  REQUIRE(in);
+  CHECK(*in == 48);
+  require_slots(a, {56, 8, 0, 0, 96});
+  const AllocatorStats st = a.stats();
+  CHECK(st.swap_outs == 1);
+  CHECK(st.swap_ins == 1);
+  CHECK(st.swaps_refused == 2);
+  CHECK(st.swapped_out_bytes == 48);
+  CHECK(st.swapped_in_bytes == 48);
+  CHECK(st.cpu_bytes_in_use == 0);
+  a.check_invariants();
+  // Growth continues where it stopped.
+  REQUIRE(a.grow(1, 8));
+  require_slots(a, {64, 0, 0, 0, 96});
+}
+
+TEST_CASE("without CPU swap space every swap-out is refused", "[memory][paged][swap]") {
+  PagedAllocator a = paged(4);
+  REQUIRE(a.admit(req(1, 10, 10), 10));
+  CHECK_FALSE(a.swap_out(1));
+  CHECK(a.stats().swaps_refused == 1);
+}
+
+TEST_CASE("bytes: a slot of 1000 bytes, blocks of 16 slots", "[memory][paged]") {
+  AllocatorOptions o = paged_options(10);
+  o.bytes_per_slot = 1000;
+  o.capacity_bytes = 10 * 16 * 1000 + 999;  // the remainder is not capacity
+  PagedAllocator a(o);
+  CHECK(a.num_blocks() == 10);
+  CHECK(a.page_bytes() == 16000);
+  REQUIRE(a.admit(req(1, 33, 40), 33));
+  const ByteAccounting b = a.byte_accounting(nullptr);
+  CHECK(b.capacity == 160000);
+  CHECK(b.token_states == 33000);
+  CHECK(b.reservation == 7000);
+  CHECK(b.internal_fragmentation == 8000);
+  CHECK(b.external_fragmentation == 0);
+  CHECK(b.free == 112000);
+  CHECK(b.used() == 48000);
+}
+
+}  // namespace
+}  // namespace kvsim::memory
