@@ -259,7 +259,7 @@ std::string sim_report_table(const SimReportInputs& inputs, const sim::SimResult
   mem.add("external fragmentation", percent(f.external_fragmentation));
   mem.add("free", percent(f.free));
   mem.add("peak used", human_bytes(result.peak_used_bytes));
-  if (m.prefix_query_tokens > 0)
+  if (result.prefix_query_tokens > 0)
     mem.add("prefix-cache hit rate", percent(result.prefix_cache_hit_rate()));
   return kv.render() + "\n" + lat.render() + mem.render();
 }

@@ -46,11 +46,9 @@ struct Metrics {
   std::int64_t slo_good = 0;       // completed within every per-request SLO target
   std::int64_t preemptions_recompute = 0;
   std::int64_t preemptions_swap = 0;
-  std::int64_t prefix_query_tokens = 0;  // tokens looked up in the prefix cache at admission
-  std::int64_t prefix_hit_tokens = 0;    // of those, found cached
-  std::int64_t num_steps = 0;            // engine steps, all replicas
-  std::int64_t num_sequence_steps = 0;   // Σ live batch rows over steps (padding included)
-  std::int64_t num_step_tokens = 0;      // Σ tokens computed over steps
+  std::int64_t num_steps = 0;           // engine steps, all replicas
+  std::int64_t num_sequence_steps = 0;  // Σ live batch rows over steps (padding included)
+  std::int64_t num_step_tokens = 0;     // Σ tokens computed over steps
   Bytes swap_out_bytes = 0;
   Bytes swap_in_bytes = 0;
 

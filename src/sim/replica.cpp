@@ -18,10 +18,8 @@ Replica::Replica(std::uint32_t index, const SimOptions& options,
       ctx_(context) {
   KVSIM_ASSERT(allocator_ != nullptr, "a replica has an allocator");
   KVSIM_ASSERT(allocator_->bytes_per_slot() > 0, "KV slots have a size");
+  capacity_slots_ = allocator_->accounting(nullptr).capacity;
   refresh_accounting();
-  capacity_slots_ = accounting_.capacity;
-  swap_capacity_slots_ =
-      static_cast<std::int64_t>(options.scheduler.swap_space_bytes / allocator_->bytes_per_slot());
 }
 
 Replica::~Replica() = default;
@@ -32,10 +30,8 @@ std::int64_t Replica::num_outstanding() const {
 }
 
 double Replica::kv_usage() const {
-  if (capacity_slots_ == 0) return 0.0;
-  const std::int64_t allocated =
-      accounting_.token_states + accounting_.reservation + accounting_.internal_fragmentation;
-  return static_cast<double>(allocated) / static_cast<double>(capacity_slots_);
+  if (accounting_.capacity == 0) return 0.0;
+  return static_cast<double>(accounting_.used()) / static_cast<double>(accounting_.capacity);
 }
 
 bool Replica::holds_nothing() const {
@@ -58,17 +54,13 @@ void Replica::refresh_accounting() {
     head_info = seq_info((*ctx_.pool)[waiting_.front()], options_.enable_prefix_caching);
     head = &head_info;
   }
-  accounting_ = allocator_->accounting(head);
-  const memory::SlotAccounting& a = accounting_;
-  KVSIM_ASSERT(a.token_states >= 0 && a.reservation >= 0 && a.internal_fragmentation >= 0 &&
-                   a.external_fragmentation >= 0 && a.free >= 0,
-               "slot counts are non-negative");
+  accounting_ = allocator_->byte_accounting(head);
+  const memory::ByteAccounting& a = accounting_;
   KVSIM_ASSERT(a.token_states + a.reservation + a.internal_fragmentation +
                        a.external_fragmentation + a.free ==
                    a.capacity,
-               "the five slot quantities add up to the capacity");
-  const std::int64_t allocated = a.token_states + a.reservation + a.internal_fragmentation;
-  peak_allocated_slots_ = std::max(peak_allocated_slots_, allocated);
+               "the five memory quantities add up to the capacity");
+  memory_time_.advance(now_, accounting_);
 }
 
 void Replica::advance_to(TimeNs now) {
@@ -76,16 +68,16 @@ void Replica::advance_to(TimeNs now) {
   const TimeNs dt = now - integrated_to_;
   if (dt == 0) return;
   const auto w = static_cast<ReplicaIntegrals::U128>(dt);
-  auto slots = [&](std::int64_t v) { return static_cast<ReplicaIntegrals::U128>(v) * w; };
-  integrals_.token_states += slots(accounting_.token_states);
-  integrals_.reservation += slots(accounting_.reservation);
-  integrals_.internal_fragmentation += slots(accounting_.internal_fragmentation);
-  integrals_.external_fragmentation += slots(accounting_.external_fragmentation);
-  integrals_.free += slots(accounting_.free);
-  integrals_.running += slots(static_cast<std::int64_t>(running_.size()));
-  integrals_.waiting += slots(static_cast<std::int64_t>(waiting_.size()));
+  integrals_.running += static_cast<ReplicaIntegrals::U128>(running_.size()) * w;
+  integrals_.waiting += static_cast<ReplicaIntegrals::U128>(waiting_.size()) * w;
   integrals_.elapsed += dt;
   integrated_to_ = now;
+}
+
+void Replica::finish(TimeNs now) {
+  advance_to(now);
+  now_ = now;
+  memory_time_.advance(now, accounting_);
 }
 
 void Replica::enqueue(RequestPool::Slot slot, TimeNs now) {
@@ -96,8 +88,10 @@ void Replica::enqueue(RequestPool::Slot slot, TimeNs now) {
   const std::int64_t max_len = options_.scheduler.max_model_len;
   if (r.prompt_tokens > max_len) return reject(slot, RejectReason::kPromptTooLong, now);
   if (r.final_tokens() > max_len) return reject(slot, RejectReason::kTooLong, now);
-  // Its KV peaks at prompt + output − 1 tokens (the last token is never fed back).
-  if (r.final_tokens() - 1 > capacity_slots_) return reject(slot, RejectReason::kNeverFits, now);
+  // No amount of waiting or preemption would make it fit.
+  if (!allocator_->fits_alone(seq_info(r, false))) {
+    return reject(slot, RejectReason::kNeverFits, now);
+  }
   r.state = RequestState::kWaiting;
   waiting_.push_back(slot);
   max_waiting_ = std::max(max_waiting_, num_waiting());
@@ -145,10 +139,9 @@ std::optional<TimeNs> Replica::start_step(TimeNs now) {
   link_free_ns_ = std::max(link_free_ns_, now) + swap_out_ns;
   for (RequestPool::Slot slot : pending_swap_ins_) {
     Request& r = request(slot);
-    const Bytes bytes = static_cast<Bytes>(r.kv_tokens) * allocator_->bytes_per_slot();
-    link_free_ns_ += cost_model_->swap_time(bytes);
+    link_free_ns_ += cost_model_->swap_time(r.swap_bytes);
     r.swap_done_ns = link_free_ns_;
-    ctx_.metrics->swap_in_bytes += bytes;
+    ctx_.metrics->swap_in_bytes += r.swap_bytes;
     ctx_.events->push(link_free_ns_, EventKind::kSwapInDone, index_, slot);
   }
   max_running_ = std::max(max_running_, num_running());
@@ -239,7 +232,6 @@ void Replica::finish_swap_in(RequestPool::Slot slot, TimeNs now) {
   KVSIM_ASSERT(r.state == RequestState::kSwappingIn, "only a swapping-in request completes a swap");
   r.state = r.computed < r.prefill_target ? RequestState::kPrefill : RequestState::kDecode;
   swapping_in_.erase(std::find(swapping_in_.begin(), swapping_in_.end(), slot));
-  swap_used_slots_ -= r.kv_tokens;
   running_.push_back(slot);
 }
 
@@ -254,6 +246,11 @@ AdmitStatus Replica::try_admit(RequestPool::Slot slot, std::int64_t num_tokens,
   r.kv_tokens = num_tokens;
   *cached_tokens = std::clamp<std::int64_t>(result->cached_tokens, 0, num_tokens);
   return AdmitStatus::kAdmitted;
+}
+
+std::int64_t Replica::cached_prefix(RequestPool::Slot slot, std::int64_t num_tokens) const {
+  if (!options_.enable_prefix_caching) return 0;
+  return allocator_->cached_prefix_tokens(seq_info((*ctx_.pool)[slot], true), num_tokens);
 }
 
 void Replica::undo_admit(RequestPool::Slot slot) {
@@ -273,10 +270,6 @@ void Replica::start_running(RequestPool::Slot slot, std::int64_t cached_tokens) 
   const std::int64_t hit = std::min(cached_tokens, r.prefill_target);
   r.computed = std::min(hit, r.prefill_target - 1);
   r.cached_tokens += hit;
-  if (options_.enable_prefix_caching) {
-    ctx_.metrics->prefix_query_tokens += r.prefill_target;
-    ctx_.metrics->prefix_hit_tokens += hit;
-  }
   if (r.first_scheduled_ns < 0) {
     r.first_scheduled_ns = now_;
     ctx_.metrics->on_first_scheduled(r);
@@ -308,26 +301,26 @@ RequestPool::Slot Replica::preempt_newest() {
   ++preemptions_this_pass_;
   Request& r = request(slot);
   ++r.num_preemptions;
-  allocator_->free(r.id);
   Metrics& m = *ctx_.metrics;
-  if (options_.scheduler.preemption == PreemptionMode::kSwap &&
-      swap_used_slots_ + r.kv_tokens <= swap_capacity_slots_) {
-    // kv_tokens stays: the room it needs back on the GPU.
-    swap_used_slots_ += r.kv_tokens;
-    const Bytes bytes = static_cast<Bytes>(r.kv_tokens) * allocator_->bytes_per_slot();
-    plan_.swap_out_bytes += bytes;
-    m.swap_out_bytes += bytes;
-    ++m.preemptions_swap;
-    r.state = RequestState::kSwapped;
-    swapped_.push_back(slot);
-  } else {
-    ++m.preemptions_recompute;
-    r.kv_tokens = 0;
-    r.computed = 0;
-    r.state = RequestState::kWaiting;
-    waiting_.push_front(slot);
-    max_waiting_ = std::max(max_waiting_, num_waiting());
+  if (options_.scheduler.preemption == PreemptionMode::kSwap) {
+    if (const auto bytes = allocator_->swap_out(r.id)) {
+      // kv_tokens stays: the room it needs back on the GPU.
+      r.swap_bytes = *bytes;
+      plan_.swap_out_bytes += *bytes;
+      m.swap_out_bytes += *bytes;
+      ++m.preemptions_swap;
+      r.state = RequestState::kSwapped;
+      swapped_.push_back(slot);
+      return slot;
+    }
   }
+  allocator_->free(r.id);
+  ++m.preemptions_recompute;
+  r.kv_tokens = 0;
+  r.computed = 0;
+  r.state = RequestState::kWaiting;
+  waiting_.push_front(slot);
+  max_waiting_ = std::max(max_waiting_, num_waiting());
   return slot;
 }
 
@@ -336,8 +329,9 @@ bool Replica::try_swap_in_head() {
   if (num_running() + num_swapping_in() >= options_.scheduler.max_num_seqs) return false;
   const RequestPool::Slot slot = swapped_.front();
   Request& r = request(slot);
-  // Its blocks come back from host memory, not from the prefix cache.
-  if (!allocator_->admit(seq_info(r, false), r.kv_tokens)) return false;
+  const auto bytes = allocator_->swap_in(r.id);
+  if (!bytes) return false;
+  r.swap_bytes = *bytes;
   swapped_.pop_front();
   r.state = RequestState::kSwappingIn;
   swapping_in_.push_back(slot);

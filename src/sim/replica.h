@@ -7,8 +7,8 @@
 //   - every live request of this replica is in exactly one of waiting, running, swapped,
 //     swapping-in (counted) or held (static batching's finished rows);
 //   - running is in admission order (newest last: the preemption victim);
-//   - a request holds allocator room iff it is running, swapping in or held; kv_tokens is that
-//     room, and computed <= kv_tokens;
+//   - a request holds GPU room iff it is running, swapping in or held (and host room while
+//     swapped); kv_tokens is that room in tokens, and computed <= kv_tokens;
 //   - at most one step is in flight; its plan holds only running or held requests;
 //   - the memory accounting refreshed after every change satisfies
 //     token_states + reservation + internal + external + free == capacity.
@@ -21,6 +21,7 @@
 
 #include "common/units.h"
 #include "cost/cost_model.h"
+#include "memory/accounting.h"
 #include "memory/allocator.h"
 #include "sim/event_queue.h"
 #include "sim/metrics.h"
@@ -43,11 +44,9 @@ class RequestSink {
   virtual void on_release(RequestPool::Slot slot) = 0;
 };
 
-// Time integrals of one replica's state, in (count or slots) × ns.
+// Time integrals of one replica's queue lengths, in requests × ns.
 struct ReplicaIntegrals {
   __extension__ using U128 = unsigned __int128;
-  U128 token_states = 0, reservation = 0, internal_fragmentation = 0, external_fragmentation = 0,
-       free = 0;
   U128 running = 0, waiting = 0;
   TimeNs elapsed = 0;
 };
@@ -83,6 +82,8 @@ class Replica {
   void finish_swap_in(RequestPool::Slot slot, TimeNs now);
   // Adds the current state × (now − last time) to the integrals.
   void advance_to(TimeNs now);
+  // Closes the memory integrals at the end of the run (`now` >= every earlier time).
+  void finish(TimeNs now);
 
   bool busy() const { return busy_; }
   std::uint32_t index() const { return index_; }
@@ -92,11 +93,14 @@ class Replica {
   std::int64_t num_running() const { return static_cast<std::int64_t>(running_.size()); }
   // Allocated fraction of the KV cache (token states + reservation + internal fragmentation).
   double kv_usage() const;
-  const memory::SlotAccounting& accounting() const { return accounting_; }
+  // The five quantities in bytes (per GPU), as of the last change.
+  const memory::ByteAccounting& accounting() const { return accounting_; }
+  // Their time-weighted integrals and the peak of used bytes.
+  const memory::TimeWeightedAccounting& memory_over_time() const { return memory_time_; }
   std::int64_t capacity_slots() const { return capacity_slots_; }
   Bytes bytes_per_slot() const { return allocator_->bytes_per_slot(); }
+  memory::AllocatorStats allocator_stats() const { return allocator_->stats(); }
   const ReplicaIntegrals& integrals() const { return integrals_; }
-  std::int64_t peak_allocated_slots() const { return peak_allocated_slots_; }
   std::int64_t max_running() const { return max_running_; }
   std::int64_t max_waiting() const { return max_waiting_; }
   std::int64_t num_completed() const { return num_completed_; }
@@ -131,6 +135,9 @@ class Replica {
   // GPU (the scheduler rejects it). On kAdmitted, *cached_tokens is the prefix-cache hit.
   AdmitStatus try_admit(RequestPool::Slot slot, std::int64_t num_tokens,
                         std::int64_t* cached_tokens);
+  // The prefix-cache hit the waiting head `slot` would find if admitted with `num_tokens` tokens
+  // (0 without prefix caching).
+  std::int64_t cached_prefix(RequestPool::Slot slot, std::int64_t num_tokens) const;
   // Undoes try_admit (e.g. the step's token budget turned out too small).
   void undo_admit(RequestPool::Slot slot);
   // Moves the admitted waiting head to the end of running, in prefill, with `computed` tokens
@@ -142,8 +149,8 @@ class Replica {
   // from a canceled item), preempting the newest running requests until it fits. false when
   // `slot` itself had to be preempted.
   bool make_room_or_preempt(RequestPool::Slot slot, std::int64_t total_tokens);
-  // Preempts the newest running request (swap if chosen and the swap space has room, else
-  // recompute) and cancels its items in the plan; returns it.
+  // Preempts the newest running request (swap if chosen and the allocator's CPU swap space takes
+  // it, else recompute) and cancels its items in the plan; returns it.
   RequestPool::Slot preempt_newest();
   // Rejects the waiting head.
   void reject_waiting_head(RejectReason reason);
@@ -184,14 +191,12 @@ class Replica {
   std::int64_t preemptions_this_pass_ = 0;
 
   std::int64_t capacity_slots_ = 0;
-  std::int64_t swap_capacity_slots_ = 0;  // host swap space, in slots
-  std::int64_t swap_used_slots_ = 0;
   TimeNs link_free_ns_ = 0;  // when the PCIe link finishes its queued copies
 
-  memory::SlotAccounting accounting_;
+  memory::ByteAccounting accounting_;
+  memory::TimeWeightedAccounting memory_time_;
   ReplicaIntegrals integrals_;
   TimeNs integrated_to_ = 0;
-  std::int64_t peak_allocated_slots_ = 0;
   std::int64_t max_running_ = 0;
   std::int64_t max_waiting_ = 0;
   std::int64_t num_completed_ = 0;

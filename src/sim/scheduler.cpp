@@ -104,7 +104,8 @@ class ChunkedPrefillScheduler final : public Scheduler {
       const Request& r = rep.request(slot);
       const std::int64_t target = r.prompt_tokens + r.generated;
       const std::int64_t cap = std::min(chunk_cap_, remaining());
-      const std::int64_t first = std::min(target, cap);
+      // The first chunk starts after the prefix-cache hit: room for hit + chunk tokens.
+      const std::int64_t first = std::min(target, rep.cached_prefix(slot, target) + cap);
       std::int64_t cached = 0;
       const AdmitStatus status = rep.try_admit(slot, first, &cached);
       if (status == AdmitStatus::kNoRoom) break;
@@ -113,10 +114,7 @@ class ChunkedPrefillScheduler final : public Scheduler {
         continue;
       }
       rep.start_running(slot, cached);
-      // A prefix hit covering the first chunk: extend the room so the chunk computes new tokens.
-      const std::int64_t chunk_end = std::min(target, r.computed + cap);
-      if (chunk_end > r.kv_tokens) rep.try_grow(slot, chunk_end - r.kv_tokens);
-      const std::int64_t n = std::min(r.kv_tokens, chunk_end) - r.computed;
+      const std::int64_t n = std::min(cap, r.kv_tokens - r.computed);
       if (n > 0) rep.plan_prefill(slot, n);
     }
   }

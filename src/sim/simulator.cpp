@@ -169,20 +169,19 @@ void Simulator::on_arrival(TimeNs now) {
 
 TimelinePoint Simulator::current_state() const {
   TimelinePoint p;
-  std::int64_t used = 0, reserved = 0, unallocated = 0;
+  Bytes used = 0, reserved = 0, unallocated = 0;
   for (const auto& rep : replicas_) {
-    const memory::SlotAccounting& a = rep->accounting();
+    const memory::ByteAccounting& a = rep->accounting();
     p.running += rep->num_running();
     p.waiting += rep->num_waiting() + rep->num_swapped();
-    used += a.token_states + a.reservation + a.internal_fragmentation;
+    used += a.used();
     reserved += a.reservation;
     unallocated += a.free + a.external_fragmentation;
   }
   const auto n = static_cast<Bytes>(replicas_.size());
-  const Bytes bps = replicas_.front()->bytes_per_slot();
-  p.used_bytes = static_cast<Bytes>(used) * bps / n;
-  p.reserved_bytes = static_cast<Bytes>(reserved) * bps / n;
-  p.free_bytes = static_cast<Bytes>(unallocated) * bps / n;
+  p.used_bytes = used / n;
+  p.reserved_bytes = reserved / n;
+  p.free_bytes = unallocated / n;
   return p;
 }
 
@@ -243,7 +242,7 @@ SimResult Simulator::run() {
   }
   const TimeNs end = hit_limit ? limit : now;
   timeline_.sample_until(end + 1, [this] { return current_state(); });
-  for (auto& rep : replicas_) rep->advance_to(end);
+  for (auto& rep : replicas_) rep->finish(end);
 
   SimResult result;
   result.hit_time_limit = hit_limit;
@@ -271,37 +270,36 @@ SimResult Simulator::run() {
   result.capacity_slots = capacity;
   result.bytes_per_slot = replicas_.front()->bytes_per_slot();
   result.capacity_bytes = static_cast<Bytes>(capacity) * result.bytes_per_slot;
-  result.capacity_bytes = static_cast<Bytes>(capacity) * result.bytes_per_slot;
+  result.capacity_bytes = replicas_.front()->accounting().capacity;
   ReplicaIntegrals sum;
+  memory::TimeWeightedAccounting::Int128 ts = 0, rs = 0, in = 0, ex = 0, fr = 0;
   for (const auto& rep : replicas_) {
     const ReplicaIntegrals& g = rep->integrals();
-    sum.token_states += g.token_states;
-    sum.reservation += g.reservation;
-    sum.internal_fragmentation += g.internal_fragmentation;
-    sum.external_fragmentation += g.external_fragmentation;
-    sum.free += g.free;
     sum.running += g.running;
     sum.waiting += g.waiting;
     sum.elapsed += g.elapsed;
-    result.peak_used_bytes =
-        std::max(result.peak_used_bytes,
-                 static_cast<Bytes>(rep->peak_allocated_slots()) * rep->bytes_per_slot());
+    const memory::TimeWeightedAccounting& mt = rep->memory_over_time();
+    ts += mt.token_states_integral();
+    rs += mt.reservation_integral();
+    in += mt.internal_fragmentation_integral();
+    ex += mt.external_fragmentation_integral();
+    fr += mt.free_integral();
+    result.peak_used_bytes = std::max(result.peak_used_bytes, mt.peak_used_bytes());
     result.max_running = std::max(result.max_running, rep->max_running());
     result.max_waiting = std::max(result.max_waiting, rep->max_waiting());
     result.completed_per_replica.push_back(rep->num_completed());
+    const memory::PrefixCacheStats pc = rep->allocator_stats().prefix_cache;
+    result.prefix_query_tokens += pc.query_tokens;
+    result.prefix_hit_tokens += pc.hit_tokens;
   }
-  const ReplicaIntegrals::U128 total = sum.token_states + sum.reservation +
-                                       sum.internal_fragmentation + sum.external_fragmentation +
-                                       sum.free;
+  const auto total = ts + rs + in + ex + fr;
   if (total > 0) {
-    const auto frac = [&](ReplicaIntegrals::U128 v) {
+    const auto frac = [&](memory::TimeWeightedAccounting::Int128 v) {
       return static_cast<double>(v) / static_cast<double>(total);
     };
-    result.fraction = MemoryFractions{frac(sum.token_states), frac(sum.reservation),
-                                      frac(sum.internal_fragmentation),
-                                      frac(sum.external_fragmentation), frac(sum.free)};
+    result.fraction = MemoryFractions{frac(ts), frac(rs), frac(in), frac(ex), frac(fr)};
   } else {
-    // Nothing happened: the cache was free throughout.
+    // No time passed: the cache was free throughout.
     result.fraction.free = 1.0;
   }
   if (sum.elapsed > 0) {

@@ -82,7 +82,7 @@ struct SimResult {
   std::int64_t num_replicas = 0;
   std::int64_t capacity_slots = 0;  // KV token slots of one replica
   Bytes bytes_per_slot = 0;         // per GPU
-  Bytes capacity_bytes = 0;         // KV bytes one replica manages, per GPU
+  Bytes capacity_bytes = 0;         // KV bytes one replica's allocator manages, per GPU
   MemoryFractions fraction;         // time-weighted over all replicas, sum to 1
   // The most bytes (per GPU) any replica held for live sequences at once (token states +
   // reservation + internal fragmentation).
@@ -102,11 +102,15 @@ struct SimResult {
   std::vector<TimelinePoint> timeline;  // options.timeline_points > 0 only
   TimeNs timeline_interval_ns = 0;
 
-  // Prefix-cache hit rate: hit tokens / looked-up tokens at admission (0 when none looked up).
+  // Prefix cache, summed over the replicas' allocators (memory::PrefixCacheStats): prompt tokens
+  // of admissions that looked up the cache, and of those, tokens found cached.
+  std::int64_t prefix_query_tokens = 0;
+  std::int64_t prefix_hit_tokens = 0;
+  // vLLM's prefix-cache hit rate: hit tokens / looked-up tokens (0 when none looked up).
   double prefix_cache_hit_rate() const {
-    return metrics.prefix_query_tokens > 0 ? static_cast<double>(metrics.prefix_hit_tokens) /
-                                                 static_cast<double>(metrics.prefix_query_tokens)
-                                           : 0.0;
+    return prefix_query_tokens > 0
+               ? static_cast<double>(prefix_hit_tokens) / static_cast<double>(prefix_query_tokens)
+               : 0.0;
   }
 };
 

@@ -77,7 +77,6 @@ TEST_CASE("Invariants over random workloads, policies and seeds", "[sim]") {
         opts.scheduler.max_num_batched_tokens = rng.uniform_int(1, 600);
         opts.scheduler.long_prefill_token_threshold = rng.uniform_int(0, 200);
       }
-      opts.scheduler.swap_space_bytes = static_cast<Bytes>(rng.uniform_int(0, 2000)) * 100;
       opts.num_replicas = c.replicas;
       opts.router = c.router;
       opts.enable_prefix_caching = c.prefix;
@@ -87,6 +86,7 @@ TEST_CASE("Invariants over random workloads, policies and seeds", "[sim]") {
       alloc.watermark_blocks = rng.uniform_int(0, 3);
       alloc.reserve_final = c.reserve_final;
       alloc.bytes_per_slot = 100;
+      alloc.cpu_swap_bytes = static_cast<Bytes>(rng.uniform_int(0, 2000)) * 100;
       opts.block_size = alloc.block_size;
       FixedCostModel cost;
       cost.per_step_ns = rng.uniform_int(1, 5000) * 1000;

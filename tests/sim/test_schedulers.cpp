@@ -114,11 +114,11 @@ TEST_CASE("chunked-prefill: a prefix hit moves the chunk past the cached blocks"
   b.arrival_ns = 10 * kMs;
   const auto run = run_sim(opts, {}, cost, {a, b});
   REQUIRE(run.result.metrics.completed == 2);
-  // a: 32 + 32. b: admitting its first chunk (32 tokens) finds them cached, so the room is
-  // extended and the step computes [32, 64) at once.
+  // a: 32 + 32. b: its whole prompt is cached, but the last token is always computed, so the
+  // hit is 3 blocks (48 tokens) and its one step computes the last 16.
   CHECK(prefills_of(cost.seen[0]) == Chunks{{32, 0}});
   CHECK(prefills_of(cost.seen[1]) == Chunks{{32, 32}});
-  CHECK(prefills_of(cost.seen[2]) == Chunks{{32, 32}});
+  CHECK(prefills_of(cost.seen[2]) == Chunks{{16, 48}});
 }
 
 TEST_CASE("static: a batch runs until its longest request, finished rows as padding", "[sim]") {

@@ -145,6 +145,7 @@ TEST_CASE("Swap preemption moves KV over PCIe and back", "[sim]") {
   FakeAllocator::Options alloc;
   alloc.num_blocks = 4;
   alloc.block_size = 4;
+  alloc.cpu_swap_bytes = 4 * kGiB;
   sim::SimOptions opts = small_options();
   opts.scheduler.preemption = sim::PreemptionMode::kSwap;
   const auto run = run_sim(opts, alloc, cost, {spec(0, 0, 4, 8), spec(1, 0, 4, 8)});
@@ -167,7 +168,7 @@ TEST_CASE("Swap falls back to recompute when the swap space is full", "[sim]") {
   alloc.block_size = 4;
   sim::SimOptions opts = small_options();
   opts.scheduler.preemption = sim::PreemptionMode::kSwap;
-  opts.scheduler.swap_space_bytes = 7000;  // 7 slots: R1's 8 tokens do not fit
+  alloc.cpu_swap_bytes = 7000;  // 7 slots: R1's 2 blocks of 4 do not fit
   const auto run = run_sim(opts, alloc, cost, {spec(0, 0, 4, 8), spec(1, 0, 4, 8)});
   CHECK(run.result.metrics.preemptions_swap == 0);
   CHECK(run.result.metrics.preemptions_recompute == 1);
@@ -272,9 +273,9 @@ TEST_CASE("Prefix-cache hits skip prefill compute", "[sim]") {
   b.prefix_hashes = {1, 2, 5, 6};  // shares the first 64 tokens
   const auto run = run_sim(opts, {}, cost, {a, b});
   REQUIRE(run.result.metrics.completed == 2);
-  // a: 6 full blocks hashed (96 tokens), none cached. b: blocks 0-3 (64 tokens) cached.
-  CHECK(run.result.metrics.prefix_query_tokens == 200);
-  CHECK(run.result.metrics.prefix_hit_tokens == 64);
+  // Prompt tokens of both admissions looked up; b finds blocks 0-3 (64 tokens) cached.
+  CHECK(run.result.prefix_query_tokens == 200);
+  CHECK(run.result.prefix_hit_tokens == 64);
   CHECK(run.ended.at(1).cached_tokens == 64);
   std::vector<std::pair<std::int64_t, std::int64_t>> prefills;
   for (const auto& s : cost.seen) {
