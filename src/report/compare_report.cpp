@@ -87,7 +87,8 @@ std::string compare_table(const std::vector<CompareRun>& runs, const sim::SloOpt
       {"TTFT", &sim::Metrics::ttft},
       {"TPOT", &sim::Metrics::tpot},
       {"E2E", &sim::Metrics::e2e},
-      {"queueing", &sim::Metrics::queue}};
+      {"queueing", &sim::Metrics::queue},
+      {"E2E per output token", &sim::Metrics::normalized}};
   for (const auto& [name, member] : hs) {
     for (double q : {50.0, 99.0}) {
       latency_rows.push_back({std::string(name) + " p" + fixed(q, 0) + " (ms)",

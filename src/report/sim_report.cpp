@@ -15,11 +15,15 @@ namespace kvsim::report {
 namespace {
 
 double per_second(double count, TimeNs duration_ns) {
-  return duration_ns > 0 ? count / ns_to_seconds(duration_ns) : 0.0;
+  return duration_ns > 0 ? count * 1e9 / static_cast<double>(duration_ns) : 0.0;
 }
 
+// Seconds from nanoseconds by division, so exact decimals stay exact (5,800,000 ns → 0.0058).
 double ns_s(double ns) {
-  return ns * 1e-9;
+  return ns / 1e9;
+}
+double seconds(TimeNs ns) {
+  return static_cast<double>(ns) / 1e9;
 }
 
 const char* const kPercentileMethod =
@@ -32,11 +36,8 @@ struct Latency {
 };
 
 std::vector<Latency> latencies(const sim::Metrics& m) {
-  return {{"ttft_s", &m.ttft},
-          {"tpot_s", &m.tpot},
-          {"itl_s", &m.itl},
-          {"e2e_s", &m.e2e},
-          {"queue_s", &m.queue}};
+  return {{"ttft_s", &m.ttft}, {"tpot_s", &m.tpot},   {"itl_s", &m.itl},
+          {"e2e_s", &m.e2e},   {"queue_s", &m.queue}, {"normalized_latency_s", &m.normalized}};
 }
 
 bool any_slo(const sim::SloOptions& slo) {
@@ -44,7 +45,7 @@ bool any_slo(const sim::SloOptions& slo) {
 }
 
 Json null_or_seconds(TimeNs ns) {
-  return ns > 0 ? Json(ns_to_seconds(ns)) : Json(nullptr);
+  return ns > 0 ? Json(seconds(ns)) : Json(nullptr);
 }
 
 // Whether the SLO targets hold at their percentile (true without targets).
@@ -112,7 +113,7 @@ Json summary_json(const sim::SimResult& result, const sim::SloOptions& slo) {
   s["rejected_by_reason"] = Json{{"prompt_too_long", m.rejected_prompt_too_long},
                                  {"too_long", m.rejected_too_long},
                                  {"never_fits", m.rejected_never_fits}};
-  s["sim_duration_s"] = ns_to_seconds(d);
+  s["sim_duration_s"] = seconds(d);
   s["throughput_rps"] = per_second(static_cast<double>(m.completed), d);
   s["output_tokens_per_s"] = per_second(static_cast<double>(m.output_tokens), d);
   s["total_tokens_per_s"] = per_second(static_cast<double>(m.prompt_tokens + m.output_tokens), d);
@@ -188,7 +189,7 @@ Json sim_report_json(const SimReportInputs& inputs, const sim::SimResult& result
   if (!result.timeline.empty()) {
     Json t = Json::array();
     for (const sim::TimelinePoint& p : result.timeline) {
-      t.push_back(Json{{"t", ns_to_seconds(p.t)},
+      t.push_back(Json{{"t", seconds(p.t)},
                        {"running", p.running},
                        {"waiting", p.waiting},
                        {"used_bytes", p.used_bytes},
@@ -221,7 +222,7 @@ std::string sim_report_table(const SimReportInputs& inputs, const sim::SimResult
   if (result.requests_unfinished > 0) {
     kv.add("unfinished", with_commas(result.requests_unfinished), "at the time limit");
   }
-  kv.add("simulated time", human_seconds(ns_to_seconds(d)));
+  kv.add("simulated time", human_seconds(seconds(d)));
   kv.add("throughput", fixed(per_second(static_cast<double>(m.completed), d), 3) + " req/s");
   kv.add("output tokens", fixed(per_second(static_cast<double>(m.output_tokens), d), 1) + " tok/s");
   kv.add(
@@ -242,7 +243,7 @@ std::string sim_report_table(const SimReportInputs& inputs, const sim::SimResult
          "queueing delay slope " + fixed(result.queue_delay_slope, 3) + " s/s");
 
   Table lat({"latency (ms)", "mean", "p50", "p90", "p95", "p99", "max"});
-  const char* labels[] = {"TTFT", "TPOT", "ITL", "E2E", "queueing"};
+  const char* labels[] = {"TTFT", "TPOT", "ITL", "E2E", "queueing", "E2E / output token"};
   int i = 0;
   for (const Latency& l : latencies(m)) {
     const sim::LatencyHistogram& h = *l.histogram;
@@ -268,7 +269,8 @@ std::vector<std::string> sim_csv_header() {
   std::vector<std::string> h = {"requests_completed", "requests_rejected", "requests_unfinished",
                                 "sim_duration_s",     "throughput_rps",    "output_tokens_per_s",
                                 "total_tokens_per_s", "goodput_rps",       "slo_attainment"};
-  for (const char* name : {"ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s"}) {
+  for (const char* name :
+       {"ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s", "normalized_latency_s"}) {
     for (const char* stat : {"mean", "p50", "p90", "p95", "p99", "max"}) {
       h.push_back(std::string(name) + "_" + stat);
     }
@@ -292,7 +294,8 @@ std::vector<std::string> sim_csv_row(const sim::SimResult& result, const sim::Sl
                         "total_tokens_per_s", "goodput_rps", "slo_attainment"}) {
     row.push_back(str(s[k]));
   }
-  for (const char* name : {"ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s"}) {
+  for (const char* name :
+       {"ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s", "normalized_latency_s"}) {
     for (const char* stat : {"mean", "p50", "p90", "p95", "p99", "max"}) {
       row.push_back(str(s[name][stat]));
     }
@@ -317,7 +320,7 @@ std::string sim_report_csv(const sim::SimResult& result, const sim::SloOptions& 
 std::string timeline_csv(const sim::SimResult& result) {
   std::string out = "t_s,running,waiting,used_bytes,reserved_bytes,free_bytes\n";
   for (const sim::TimelinePoint& p : result.timeline) {
-    out += Json(ns_to_seconds(p.t)).dump() + "," + std::to_string(p.running) + "," +
+    out += Json(seconds(p.t)).dump() + "," + std::to_string(p.running) + "," +
            std::to_string(p.waiting) + "," + std::to_string(p.used_bytes) + "," +
            std::to_string(p.reserved_bytes) + "," + std::to_string(p.free_bytes) + "\n";
   }
@@ -345,15 +348,14 @@ RequestLog::~RequestLog() {
 }
 
 void RequestLog::on_request_end(const sim::Request& r) {
-  auto time = [](TimeNs ns) { return ns < 0 ? std::string() : Json(ns_to_seconds(ns)).dump(); };
+  auto time = [](TimeNs ns) { return ns < 0 ? std::string() : Json(seconds(ns)).dump(); };
   auto span = [](TimeNs from, TimeNs to) {
-    return (from < 0 || to < 0) ? std::string() : Json(ns_to_seconds(to - from)).dump();
+    return (from < 0 || to < 0) ? std::string() : Json(seconds(to - from)).dump();
   };
   const bool finished = r.state == sim::RequestState::kFinished;
   std::string tpot;
   if (finished && r.output_tokens > 1) {
-    tpot = Json(ns_to_seconds(r.finish_ns - r.first_token_ns) /
-                static_cast<double>(r.output_tokens - 1))
+    tpot = Json(seconds(r.finish_ns - r.first_token_ns) / static_cast<double>(r.output_tokens - 1))
                .dump();
   }
   line_.clear();

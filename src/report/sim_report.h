@@ -10,7 +10,7 @@
 //             rejected_by_reason{prompt_too_long, too_long, never_fits}, sim_duration_s,
 //             throughput_rps, output_tokens_per_s, total_tokens_per_s, goodput_rps,
 //             slo_attainment, ttft_s{mean,p50,p90,p95,p99,max}, tpot_s{…}, itl_s{…}, e2e_s{…},
-//             queue_s{…}, preemptions, preemptions_recompute, preemptions_swap, mean_running,
+//             queue_s{…}, normalized_latency_s{…} (E2E / output tokens), preemptions, preemptions_recompute, preemptions_swap, mean_running,
 //             max_running, mean_waiting, max_waiting, slo{ttft_s, tpot_s, percentile,
 //             ttft_at_percentile_s, tpot_at_percentile_s, met} (null without SLOs),
 //             saturation{verdict, queue_delay_slope, outstanding_at_last_arrival}, steps,

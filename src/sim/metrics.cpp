@@ -35,6 +35,7 @@ void Metrics::on_finished(const Request& r) {
   const TimeNs e2e_ns = r.finish_ns - r.arrival_ns;
   ttft.add(ttft_ns);
   e2e.add(e2e_ns);
+  normalized.add((e2e_ns + r.output_tokens / 2) / r.output_tokens);
   bool good = slo.ttft_ns == 0 || ttft_ns <= slo.ttft_ns;
   if (r.output_tokens > 1) {
     // Rounded to the nearest ns: exact for the integer inputs up to that rounding.

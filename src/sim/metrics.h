@@ -31,8 +31,9 @@ struct Metrics {
 
   // Per request: TTFT = first token − arrival; TPOT = (e2e − ttft) / (output − 1) (requests with
   // one output token have none); ITL = every gap between consecutive tokens of a request;
-  // E2E = last token − arrival; queueing = first admission − arrival.
-  LatencyHistogram ttft, tpot, itl, e2e, queue;
+  // E2E = last token − arrival; queueing = first admission − arrival; normalized = E2E / output
+  // tokens (the PagedAttention paper's normalized latency, in ns per token, rounded).
+  LatencyHistogram ttft, tpot, itl, e2e, queue, normalized;
   QueueTrend queue_trend;
   SloOptions slo;
 

@@ -70,7 +70,7 @@ TEST_CASE("The report carries the schema's fields with exact values", "[sim]") {
   CHECK(s["itl_s"]["p90"].get<double>() == Approx(0.0027));
   CHECK(s["e2e_s"]["p50"].get<double>() == Approx(0.0042));
   CHECK(s["queue_s"]["max"].get<double>() == Approx(0.0015));
-  for (const char* k : {"ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s"}) {
+  for (const char* k : {"ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s", "normalized_latency_s"}) {
     for (const char* stat : {"mean", "p50", "p90", "p95", "p99", "max"}) {
       INFO(k << "." << stat);
       CHECK(s[k].contains(stat));
