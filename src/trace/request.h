@@ -30,6 +30,15 @@ struct ReaderStats {
   std::int64_t bad_rows_skipped = 0;   // malformed rows skipped under --skip-bad-rows
   std::int64_t failed_requests = 0;    // rows that record a failed request (BurstGPT: 0 response tokens)
   std::int64_t truncated_prompts = 0;  // prompts cut to --max-model-len
+  // Rows whose arrival went backwards by at most the reader's tolerance (1 ms) and were moved up
+  // to the previous arrival (float rounding in the source); farther back is a bad row.
+  std::int64_t clamped_arrivals = 0;
+};
+
+// Optional columns a source's requests may carry (a trace writer picks its header from this).
+struct TraceColumns {
+  bool session_id = false;
+  bool prefix_hashes = false;
 };
 
 // Interface: a source of requests in arrival order (a file reader, a generator, a transform).
@@ -42,6 +51,8 @@ class TraceReader {
   virtual ReaderStats stats() const = 0;
   // Short description for reports, e.g. "azure-csv ../shared/data/.../conv.csv".
   virtual std::string describe() const = 0;
+  // Which optional RequestSpec fields this source fills. Default: none.
+  virtual TraceColumns columns() const { return {}; }
 };
 
 }  // namespace kvsim::trace

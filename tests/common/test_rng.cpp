@@ -7,7 +7,7 @@
 
 using kvsim::Rng;
 
-TEST_CASE("the same seed gives the same stream; another seed another", "[common][rng]") {
+TEST_CASE("the same seed gives the same stream, another seed another", "[common][rng]") {
   Rng a(42), b(42), c(43);
   bool differs = false;
   for (int i = 0; i < 100; ++i) {
