@@ -41,7 +41,7 @@ std::vector<Latency> latencies(const sim::Metrics& m) {
 }
 
 bool any_slo(const sim::SloOptions& slo) {
-  return slo.ttft_ns > 0 || slo.tpot_ns > 0;
+  return slo.ttft_ns > 0 || slo.tpot_ns > 0 || slo.e2e_ns > 0;
 }
 
 Json null_or_seconds(TimeNs ns) {
@@ -55,7 +55,9 @@ bool slo_met(const sim::SimResult& result, const sim::SloOptions& slo) {
       slo.ttft_ns == 0 || m.ttft.percentile(slo.percentile) <= static_cast<double>(slo.ttft_ns);
   const bool tpot_ok =
       slo.tpot_ns == 0 || m.tpot.percentile(slo.percentile) <= static_cast<double>(slo.tpot_ns);
-  return ttft_ok && tpot_ok && result.requests_unfinished == 0;
+  const bool e2e_ok =
+      slo.e2e_ns == 0 || m.e2e.percentile(slo.percentile) <= static_cast<double>(slo.e2e_ns);
+  return ttft_ok && tpot_ok && e2e_ok && result.requests_unfinished == 0;
 }
 
 double slo_attainment(const sim::SimResult& result) {
@@ -88,6 +90,7 @@ void add_sim_serving_json(Json& serving, const sim::SimOptions& o) {
       o.slo.ttft_ns > 0 ? Json(static_cast<double>(o.slo.ttft_ns) / 1e6) : Json(nullptr);
   slo["tpot_ms"] =
       o.slo.tpot_ns > 0 ? Json(static_cast<double>(o.slo.tpot_ns) / 1e6) : Json(nullptr);
+  slo["e2e_ms"] = o.slo.e2e_ns > 0 ? Json(static_cast<double>(o.slo.e2e_ns) / 1e6) : Json(nullptr);
   slo["percentile"] = o.slo.percentile;
   serving["slo"] = slo;
 }
@@ -131,9 +134,11 @@ Json summary_json(const sim::SimResult& result, const sim::SloOptions& slo) {
     Json j;
     j["ttft_s"] = null_or_seconds(slo.ttft_ns);
     j["tpot_s"] = null_or_seconds(slo.tpot_ns);
+    j["e2e_s"] = null_or_seconds(slo.e2e_ns);
     j["percentile"] = slo.percentile;
     j["ttft_at_percentile_s"] = ns_s(m.ttft.percentile(slo.percentile));
     j["tpot_at_percentile_s"] = ns_s(m.tpot.percentile(slo.percentile));
+    j["e2e_at_percentile_s"] = ns_s(m.e2e.percentile(slo.percentile));
     j["met"] = slo_met(result, slo);
     s["slo"] = j;
   } else {

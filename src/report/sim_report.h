@@ -10,9 +10,10 @@
 //             rejected_by_reason{prompt_too_long, too_long, never_fits}, sim_duration_s,
 //             throughput_rps, output_tokens_per_s, total_tokens_per_s, goodput_rps,
 //             slo_attainment, ttft_s{mean,p50,p90,p95,p99,max}, tpot_s{…}, itl_s{…}, e2e_s{…},
-//             queue_s{…}, normalized_latency_s{…} (E2E / output tokens), preemptions, preemptions_recompute, preemptions_swap, mean_running,
-//             max_running, mean_waiting, max_waiting, slo{ttft_s, tpot_s, percentile,
-//             ttft_at_percentile_s, tpot_at_percentile_s, met} (null without SLOs),
+//             queue_s{…}, normalized_latency_s{…} (E2E / output tokens), preemptions,
+//             preemptions_recompute, preemptions_swap, mean_running, max_running, mean_waiting,
+//             max_waiting, slo{ttft_s, tpot_s, e2e_s, percentile, ttft_at_percentile_s,
+//             tpot_at_percentile_s, e2e_at_percentile_s, met} (null without SLOs),
 //             saturation{verdict, queue_delay_slope, outstanding_at_last_arrival}, steps,
 //             sequence_steps, swap_out_bytes, swap_in_bytes, percentile_method}
 //   memory   {fraction{token_states, reservation, internal_fragmentation,
@@ -51,7 +52,7 @@ struct SimReportInputs {
 // The simulator's serving settings, added to `serving` (which may already hold the memory
 // settings): replicas, router, scheduler, max_num_seqs, max_num_batched_tokens (effective),
 // long_prefill_token_threshold, preemption, swap_space_bytes, enable_prefix_caching,
-// time_limit_s (null = none), slo{ttft_ms, tpot_ms, percentile}.
+// time_limit_s (null = none), slo{ttft_ms, tpot_ms, e2e_ms, percentile}.
 void add_sim_serving_json(Json& serving, const sim::SimOptions& options);
 
 // {mean, p50, p90, p95, p99, max} in seconds (zeros when empty).

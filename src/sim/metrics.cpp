@@ -36,7 +36,8 @@ void Metrics::on_finished(const Request& r) {
   ttft.add(ttft_ns);
   e2e.add(e2e_ns);
   normalized.add((e2e_ns + r.output_tokens / 2) / r.output_tokens);
-  bool good = slo.ttft_ns == 0 || ttft_ns <= slo.ttft_ns;
+  bool good =
+      (slo.ttft_ns == 0 || ttft_ns <= slo.ttft_ns) && (slo.e2e_ns == 0 || e2e_ns <= slo.e2e_ns);
   if (r.output_tokens > 1) {
     // Rounded to the nearest ns: exact for the integer inputs up to that rounding.
     const TimeNs decode_ns = e2e_ns - ttft_ns;

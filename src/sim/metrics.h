@@ -44,7 +44,7 @@ struct Metrics {
   std::int64_t rejected_never_fits = 0;
   std::int64_t prompt_tokens = 0;  // of completed requests
   std::int64_t output_tokens = 0;  // of completed requests
-  std::int64_t slo_good = 0;       // completed within every per-request SLO target
+  std::int64_t slo_good = 0;  // completed within every per-request SLO target (TTFT, TPOT, E2E)
   std::int64_t preemptions_recompute = 0;
   std::int64_t preemptions_swap = 0;
   std::int64_t num_steps = 0;           // engine steps, all replicas

@@ -112,6 +112,7 @@ void validate_options(const SimOptions& options) {
   if (options.time_limit_ns < 0) throw flag_error("--time-limit", "expected a non-negative time");
   if (options.slo.ttft_ns < 0) throw flag_error("--slo-ttft", "expected a non-negative time");
   if (options.slo.tpot_ns < 0) throw flag_error("--slo-tpot", "expected a non-negative time");
+  if (options.slo.e2e_ns < 0) throw flag_error("--slo-e2e", "expected a non-negative time");
   if (!(options.slo.percentile > 0.0 && options.slo.percentile <= 100.0)) {
     throw flag_error("--slo-percentile", "expected a number in (0, 100], got " +
                                              std::to_string(options.slo.percentile));

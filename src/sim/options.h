@@ -51,6 +51,7 @@ struct SchedulerOptions {
 struct SloOptions {
   TimeNs ttft_ns = 0;  // time-to-first-token target; 0 = none
   TimeNs tpot_ns = 0;  // time-per-output-token target; 0 = none
+  TimeNs e2e_ns = 0;   // end-to-end latency target; 0 = none
   // The SLO holds when this percentile of TTFT (and of TPOT) is within its target.
   double percentile = 99.0;
 };

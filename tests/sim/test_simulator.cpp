@@ -303,3 +303,27 @@ TEST_CASE("The saturation verdict tells a stable load from a growing queue", "[s
   // Service takes 5 ms per 4 ms of arrivals: the delay grows by 1/4 s per second.
   CHECK(growing.result.queue_delay_slope == Approx(0.25).epsilon(0.01));
 }
+
+TEST_CASE("Goodput counts requests within every per-request SLO target", "[sim]") {
+  // The two-request scenario: TTFT 2.0 / 3.0 ms, TPOT 1.9 / 1.2 ms, E2E 5.8 / 4.2 ms.
+  struct Case {
+    TimeNs ttft, tpot, e2e;
+    std::int64_t good;
+  };
+  const Case cases[] = {{0, 0, 0, 2},
+                        {2 * kMs, 0, 0, 1},               // B's 3.0 ms TTFT misses
+                        {0, 1500 * kUs, 0, 1},            // A's 1.9 ms TPOT misses
+                        {0, 0, 5 * kMs, 1},               // A's 5.8 ms E2E misses
+                        {2 * kMs, 0, 5 * kMs, 0},         // each misses one
+                        {3 * kMs, 2 * kMs, 6 * kMs, 2}};  // targets are inclusive
+  for (const Case& c : cases) {
+    sim::SimOptions opts = small_options();
+    opts.slo.ttft_ns = c.ttft;
+    opts.slo.tpot_ns = c.tpot;
+    opts.slo.e2e_ns = c.e2e;
+    FixedCostModel cost = cost_1ms_10us_100us();
+    const auto run = run_sim(opts, {}, cost, {spec(0, 0, 100, 3), spec(1, 500 * kUs, 50, 2)});
+    INFO("ttft " << c.ttft << " tpot " << c.tpot << " e2e " << c.e2e);
+    CHECK(run.result.metrics.slo_good == c.good);
+  }
+}
