@@ -330,7 +330,19 @@ bool Replica::try_swap_in_head() {
   const RequestPool::Slot slot = swapped_.front();
   Request& r = request(slot);
   const auto bytes = allocator_->swap_in(r.id);
-  if (!bytes) return false;
+  if (!bytes) {
+    if (!holds_nothing()) return false;
+    // Refused with nothing else on the GPU: it never will come back this way. It recomputes
+    // instead (and the pass is rerun, as after a preemption, so that it can be admitted now).
+    swapped_.pop_front();
+    allocator_->free(r.id);
+    r.kv_tokens = 0;
+    r.computed = 0;
+    r.state = RequestState::kWaiting;
+    waiting_.push_front(slot);
+    ++preemptions_this_pass_;
+    return true;
+  }
   r.swap_bytes = *bytes;
   swapped_.pop_front();
   r.state = RequestState::kSwappingIn;

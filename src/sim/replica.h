@@ -155,7 +155,9 @@ class Replica {
   // Rejects the waiting head.
   void reject_waiting_head(RejectReason reason);
   // Tries to bring the swapped head back: GPU room is taken now and the copy is queued on the
-  // replica's PCIe link; it rejoins running when the copy completes. false if no room.
+  // replica's PCIe link; it rejoins running when the copy completes. false if no room. When the
+  // allocator refuses with nothing else on the GPU, the request is sent back to recompute
+  // instead (head of the waiting queue) and true is returned.
   bool try_swap_in_head();
   // Frees every held (finished, static batching) request.
   void release_held();

@@ -41,6 +41,7 @@ class FakeAllocator final : public memory::Allocator {
     bool reserve_final = false;
     Bytes bytes_per_slot = 1000;
     Bytes cpu_swap_bytes = 0;
+    bool refuse_swap_in = false;  // swap_in always fails (a pathological allocator)
   };
   explicit FakeAllocator(Options o, std::shared_ptr<AllocStats> record = nullptr)
       : o_(o), stats_(record ? std::move(record) : std::make_shared<AllocStats>()) {}
@@ -157,7 +158,7 @@ class FakeAllocator final : public memory::Allocator {
     auto it = seqs_.find(id);
     KVSIM_ASSERT(it != seqs_.end() && it->second.swapped, "fake: swap_in of a resident sequence");
     Seq& s = it->second;
-    if (free_blocks() - s.blocks < o_.watermark_blocks) return std::nullopt;
+    if (o_.refuse_swap_in || free_blocks() - s.blocks < o_.watermark_blocks) return std::nullopt;
     const Bytes bytes = swap_bytes(s);
     cpu_used_ -= bytes;
     used_blocks_ += s.blocks;

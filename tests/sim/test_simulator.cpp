@@ -327,3 +327,25 @@ TEST_CASE("Goodput counts requests within every per-request SLO target", "[sim]"
     CHECK(run.result.metrics.slo_good == c.good);
   }
 }
+
+TEST_CASE("A swapped request that can never be swapped back in recomputes instead", "[sim]") {
+  // The swap preemption scenario with an allocator that refuses every swap-in: once R0 is done
+  // and the GPU is empty, R1 goes back to the waiting queue and recomputes (as in the recompute
+  // scenario, from t=8.8 instead of t=8): 4 + 5 = 9 tokens, then 3 more tokens.
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  cost.swap_ns_per_byte = 100;
+  FakeAllocator::Options alloc;
+  alloc.num_blocks = 4;
+  alloc.block_size = 4;
+  alloc.cpu_swap_bytes = 4 * kGiB;
+  alloc.refuse_swap_in = true;
+  sim::SimOptions opts = small_options();
+  opts.scheduler.preemption = sim::PreemptionMode::kSwap;
+  const auto run = run_sim(opts, alloc, cost, {spec(0, 0, 4, 8), spec(1, 0, 4, 8)});
+  REQUIRE(run.result.metrics.completed == 2);
+  CHECK(run.result.metrics.preemptions_swap == 1);
+  CHECK(run.ended.at(0).finish_ns == 8800 * kUs);
+  CHECK(run.ended.at(1).finish_ns == 11800 * kUs);
+  CHECK(run.allocators.at(0)->used_blocks_at_end == 0);
+}
