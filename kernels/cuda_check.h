@@ -7,11 +7,11 @@
 #include <stdexcept>
 #include <string>
 
-#define KVSIM_CUDA_CHECK(expr)                                                             \
-  do {                                                                                     \
-    cudaError_t kvsim_err_ = (expr);                                                       \
-    if (kvsim_err_ != cudaSuccess) {                                                       \
-      throw std::runtime_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) +    \
-                               ": " #expr ": " + cudaGetErrorString(kvsim_err_));          \
-    }                                                                                      \
+#define KVSIM_CUDA_CHECK(expr)                                                          \
+  do {                                                                                  \
+    cudaError_t kvsim_err_ = (expr);                                                    \
+    if (kvsim_err_ != cudaSuccess) {                                                    \
+      throw std::runtime_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + \
+                               ": " #expr ": " + cudaGetErrorString(kvsim_err_));       \
+    }                                                                                   \
   } while (0)

@@ -5,7 +5,9 @@
 
 namespace kvsim::kernels {
 
-bool cuda_compiled() { return true; }
+bool cuda_compiled() {
+  return true;
+}
 
 int device_count() {
   int n = 0;
@@ -25,7 +27,8 @@ std::string device_summary() {
   }
   if (n == 0) return "no CUDA device present";
   cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return "CUDA device 0: properties unavailable";
+  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess)
+    return "CUDA device 0: properties unavailable";
   return std::string(prop.name) + " (" + std::to_string(n) + " device" + (n > 1 ? "s" : "") + ")";
 }
 

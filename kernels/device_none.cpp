@@ -7,9 +7,15 @@
 
 namespace kvsim::kernels {
 
-bool cuda_compiled() { return false; }
-int device_count() { return 0; }
-std::string device_summary() { return "this kvsim was built without CUDA (nvcc not found)"; }
+bool cuda_compiled() {
+  return false;
+}
+int device_count() {
+  return 0;
+}
+std::string device_summary() {
+  return "this kvsim was built without CUDA (nvcc not found)";
+}
 
 void saxpy_device(int, float, const float*, float*, std::size_t) {
   throw std::runtime_error("saxpy_device: " + device_summary());

@@ -1,14 +1,246 @@
+#include <ctime>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "cli/commands.h"
+#include "common/atomic_file.h"
 #include "common/error.h"
+#include "common/strings.h"
+#include "config/catalog.h"
+#include "config/catalog_data.h"
+#include "config/cost_profile_yaml.h"
+#include "cost/calibration.h"
+#include "cost/device_calibration.h"
+#include "cost/measurements.h"
+#include "kernels/device.h"
+#include "kernels/kernels.h"
+#include "report/calibration_report.h"
 
 namespace kvsim::cli {
+namespace {
+
+struct CalibrateFlags {
+  std::vector<std::string> from;
+  std::string from_format = "auto";
+  std::string gpu;
+  std::string out;  // the profile (hardware YAML)
+  std::vector<std::string> validate;
+  int device = -1;
+  std::string model;
+  std::vector<std::int64_t> tensor_parallel_sizes = {1, 2, 4, 8};
+  bool quick = false;
+  bool no_fp8 = false;
+  std::string measurements_out;
+  bool no_tables = false;
+  int max_knots = 6;
+  std::string date;
+  std::string device_name;
+  std::string driver;
+  std::string format;
+  std::string report;
+};
+
+Error flag_error(const char* flag, const std::string& message) {
+  return Error(ErrorLocation{"", 0, 0, flag}, message);
+}
+
+std::string today_utc() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+// The text of the base hardware YAML: a shipped one by name, else the file.
+std::string hardware_yaml_text(const std::string& name_or_path) {
+  const std::string wanted = "configs/hardware/" + name_or_path + ".yaml";
+  for (const auto& f : config::embedded_catalog_files()) {
+    if (wanted == f.path) return std::string(f.data, f.size);
+  }
+  return read_file(name_or_path);
+}
+
+// The shipped GPU whose name's first word (h200, a100, ...) appears in the device name, when
+// exactly one does.
+std::string guess_gpu(const std::string& device_name) {
+  const std::string dev = to_lower(device_name);
+  std::vector<std::string> hits;
+  for (const std::string& name : config::hardware_names()) {
+    const std::string head(split(name, '-').front());
+    if (!head.empty() && dev.find(head) != std::string::npos) hits.push_back(name);
+  }
+  if (hits.size() != 1) {
+    throw flag_error("--gpu", "expected --gpu BASE for device '" + device_name + "' (" +
+                                  (hits.empty() ? std::string("no shipped GPU matches")
+                                                : "candidates: " + join(hits, ", ")) +
+                                  ")");
+  }
+  return hits.front();
+}
+
+std::string default_measurements_path(const std::string& out) {
+  std::string base = out;
+  for (const char* ext : {".yaml", ".yml"}) {
+    const std::string e(ext);
+    if (base.size() > e.size() && base.compare(base.size() - e.size(), e.size(), e) == 0) {
+      base.resize(base.size() - e.size());
+      break;
+    }
+  }
+  return base + ".measurements.csv";
+}
+
+void run(CalibrateFlags& f) {
+  const bool device_mode = f.device >= 0;
+  if (f.from.empty() && !device_mode && f.validate.empty()) {
+    throw flag_error("--from",
+                     "expected --from FILE (measurements to fit), --device N (measure this GPU), "
+                     "or --validate FILE");
+  }
+  if (device_mode && !f.from.empty())
+    throw flag_error("--device", "expected either --device or --from, not both");
+  if (f.max_knots < 1 || f.max_knots > 32)
+    throw flag_error("--max-knots", "expected 1..32, got " + std::to_string(f.max_knots));
+  const auto format = cost::parse_measurement_format(f.from_format);
+
+  report::CalibrationReportInput in;
+  std::vector<cost::Measurement> rows;
+  kernels::DeviceInfo info;
+  if (device_mode) {
+    if (kernels::device_count() <= f.device) {
+      throw flag_error("--device", "no CUDA GPU " + std::to_string(f.device) + " here (" +
+                                       kernels::device_summary() +
+                                       "); fit measurements taken elsewhere with --from FILE");
+    }
+    if (f.model.empty())
+      throw flag_error("--model",
+                       "expected --model NAME: calibration measures that model's shapes");
+    info = kernels::device_info(f.device);
+    if (f.gpu.empty()) f.gpu = guess_gpu(info.name);
+  }
+  if (f.gpu.empty())
+    throw flag_error("--gpu",
+                     "expected --gpu BASE: the GPU whose datasheet roofs the fit is relative to");
+  model::HardwareSpec hw = config::load_hardware(f.gpu);
+  in.gpu = hw.name;
+
+  if (device_mode) {
+    const model::ModelSpec m = config::load_model(f.model);
+    cost::DevicePlanOptions po;
+    po.tensor_parallel_sizes = f.tensor_parallel_sizes;
+    po.quick = f.quick;
+    po.fp8 = !f.no_fp8;
+    po.num_gpus = info.device_count;
+    po.nccl = kernels::nccl_compiled();
+    const auto plan = cost::device_plan(m, po);
+    std::fprintf(stderr, "kvsim calibrate: timing %zu kernels on %s\n", plan.size(),
+                 info.name.c_str());
+    rows = cost::run_device_plan(f.device, plan, f.quick, [](std::size_t done, std::size_t total) {
+      if (done % 25 == 0 || done == total) std::fprintf(stderr, "  %zu/%zu\n", done, total);
+    });
+    in.sources.push_back("device " + std::to_string(f.device) + " (" + info.name + ")");
+    in.kernels = report::kernel_rows(rows, hw);
+    if (!f.out.empty() || !f.measurements_out.empty()) {
+      in.measurements_path =
+          f.measurements_out.empty() ? default_measurements_path(f.out) : f.measurements_out;
+    }
+  } else {
+    for (const std::string& path : f.from) {
+      const auto r = cost::load_measurements(path, format);
+      rows.insert(rows.end(), r.begin(), r.end());
+      in.sources.push_back(path);
+    }
+    if (!f.measurements_out.empty()) in.measurements_path = f.measurements_out;
+  }
+  for (const auto& r : rows) in.measurements[std::string(cost::op_class_name(r.shape.op))] += 1;
+
+  if (!rows.empty()) {
+    cost::FitOptions fo;
+    fo.max_knots = f.max_knots;
+    fo.keep_tables = !f.no_tables;
+    model::HardwareSpec base = hw;
+    auto& prov = base.cost.provenance;
+    prov.kind = device_mode ? "calibrated" : "imported";
+    prov.device = !f.device_name.empty() ? f.device_name : device_mode ? info.name : "unknown";
+    prov.driver = !f.driver.empty() ? f.driver
+                  : device_mode     ? "CUDA driver " + std::to_string(info.driver_version / 1000) +
+                                      "." + std::to_string(info.driver_version % 1000 / 10)
+                                : "";
+    prov.date = f.date.empty() ? today_utc() : f.date;
+    prov.kvsim_version = KVSIM_VERSION;
+    prov.source = join(in.sources, "; ");
+    in.fit = cost::fit_profile(rows, base, fo);
+    in.provenance = in.fit->profile.provenance;
+    hw.cost = in.fit->profile;
+  } else {
+    in.provenance = hw.cost.provenance;
+  }
+  if (!f.validate.empty()) {
+    std::vector<cost::Measurement> held_out;
+    for (const std::string& path : f.validate) {
+      const auto v = cost::load_measurements(path, format);
+      held_out.insert(held_out.end(), v.begin(), v.end());
+      in.validation_sources.push_back(path);
+    }
+    in.validation = cost::validate_profile(hw, held_out);
+  }
+  // Files: measurements, then the profile (each atomically), then the report.
+  if (!in.measurements_path.empty())
+    write_file_atomically(in.measurements_path, cost::measurements_csv(rows));
+  if (!f.out.empty()) {
+    if (!in.fit)
+      throw flag_error("--out", "expected --from or --device: there is no fitted profile to write");
+    write_file_atomically(f.out,
+                          config::replace_cost_model_section(hardware_yaml_text(f.gpu), hw.cost));
+    in.profile_path = f.out;
+  }
+  report::OutputOptions out;
+  out.format = f.format;
+  out.out_path = f.report;
+  report::emit(out,
+               {[&] { return report::dump(report::calibration_json(in)); },
+                [&] { return report::calibration_table(in); }, nullptr},
+               "calibrate");
+}
+
+}  // namespace
 
 void register_calibrate(CLI::App& app) {
-  auto* command = app.add_subcommand("calibrate", "Measure kernels on the local GPU, or fit a profile from a measurement CSV");
-  command->allow_extras();
-  command->callback([] {
-    throw Error("'kvsim calibrate' is not implemented yet (issue #5)");
-  });
+  auto f = std::make_shared<CalibrateFlags>();
+  auto* c = app.add_subcommand(
+      "calibrate", "Measure kernels on the local GPU, or fit a profile from a measurement CSV");
+  c->add_option("--from", f->from,
+                "Measurement CSV to fit (repeatable): kvsim format or Vidur's CSVs");
+  c->add_option("--from-format", f->from_format, "auto (by header), kvsim or vidur");
+  c->add_option("--gpu", f->gpu,
+                "Base GPU (shipped name or hardware YAML) whose datasheet roofs the fit uses");
+  c->add_option(
+      "--out", f->out,
+      "Write the calibrated profile: the base GPU's YAML with a fitted cost_model section");
+  c->add_option("--validate", f->validate,
+                "Held-out measurement CSV to score the profile on (repeatable)");
+  c->add_option("--device", f->device, "Measure on this CUDA device (needs --model)");
+  c->add_option("--model", f->model, "Model whose kernel shapes --device measures");
+  c->add_option("--tp-sizes", f->tensor_parallel_sizes,
+                "Tensor-parallel shards to measure (--device)")
+      ->delimiter(',');
+  c->add_flag("--quick", f->quick, "A short sweep (a few points per kernel family)");
+  c->add_flag("--no-fp8", f->no_fp8, "Do not time fp8 GEMMs");
+  c->add_option("--measurements-out", f->measurements_out,
+                "Write the measurements as kvsim CSV (--device default: <out>.measurements.csv)");
+  c->add_flag("--no-tables", f->no_tables, "Keep no exact-shape tables, only the fitted curves");
+  c->add_option("--max-knots", f->max_knots, "Knots per efficiency curve (default 6)");
+  c->add_option("--date", f->date, "Provenance date (default: today, UTC)");
+  c->add_option("--device-name", f->device_name,
+                "Provenance device name (default: the measured GPU, else 'unknown')");
+  c->add_option("--driver", f->driver, "Provenance driver (default: the CUDA driver of --device)");
+  c->add_option("--format", f->format,
+                "Output format: table|json (default: table on a terminal, else json)");
+  c->add_option("--report", f->report, "Also write the JSON report to this file (atomically)");
+  c->callback([f] { run(*f); });
 }
 
 }  // namespace kvsim::cli

@@ -1,14 +1,131 @@
+// kvsim kv: closed-form KV-cache memory math for one model, precision and tensor-parallel split.
 #include "cli/commands.h"
+#include "cli/deployment_flags.h"
 #include "common/error.h"
+#include "common/strings.h"
+#include "model/kv_math.h"
+#include "report/kv_report.h"
 
 namespace kvsim::cli {
+namespace {
+
+struct KvOptions {
+  DeploymentFlags deployment;
+  std::int64_t batch = 1;    // --batch
+  std::int64_t context = 0;  // --context; 0 = the resolved max model length
+  bool compare_attention = false;
+  report::OutputOptions output;
+};
+
+std::int64_t positive_flag(const std::string& flag, const std::string& text) {
+  const auto v = parse_int(text);
+  if (!v || *v < 1) {
+    throw Error({"", 0, 0, flag}, "expected a positive integer, got '" + text + "'");
+  }
+  return *v;
+}
+
+// MHA, the model's own layout, a GQA-8 reference for MHA/MQA models, MQA; or for MLA models
+// MHA, MLA and MQA.
+std::vector<report::AttentionVariant> attention_variants(const model::ModelSpec& m,
+                                                         const model::KvAnalysis& a) {
+  const std::int64_t q = m.attention.num_q_heads;
+  const auto kind = m.attention.kind;
+  struct Candidate {
+    std::string label;
+    model::ModelSpec spec;
+  };
+  std::vector<Candidate> candidates;
+  candidates.push_back(
+      {kind == model::AttentionKind::kMha ? "MHA (model)" : "MHA", model::with_kv_heads(m, q)});
+  if (kind == model::AttentionKind::kMla) {
+    candidates.push_back({"MLA (model)", m});
+  } else if (kind == model::AttentionKind::kGqa) {
+    candidates.push_back({"GQA (model)", m});
+  } else if (q > 8 && q % 8 == 0) {
+    candidates.push_back({"GQA-8", model::with_kv_heads(m, 8)});
+  }
+  if (q > 1) {
+    candidates.push_back(
+        {kind == model::AttentionKind::kMqa ? "MQA (model)" : "MQA", model::with_kv_heads(m, 1)});
+  }
+  const model::KvQuery& query = a.query;
+  const Bytes mha_bytes = model::kv_bytes_per_token(candidates.front().spec, query.format, 1);
+  std::vector<report::AttentionVariant> out;
+  for (const auto& c : candidates) {
+    report::AttentionVariant v;
+    v.label = c.label;
+    v.kv_heads =
+        c.spec.attention.kind == model::AttentionKind::kMla ? 1 : c.spec.attention.num_kv_heads;
+    v.bytes_per_token = model::kv_bytes_per_token(c.spec, query.format, 1);
+    v.total_bytes = static_cast<Bytes>(query.batch) *
+                    model::kv_bytes_for_sequence(c.spec, query.format, query.context, 1);
+    v.compression_vs_mha = static_cast<double>(mha_bytes) / static_cast<double>(v.bytes_per_token);
+    if (a.budget && model::tensor_parallel_problem(c.spec, query.tensor_parallel_size).empty()) {
+      v.max_concurrent_sequences =
+          model::kv_capacity(c.spec, query.format, query.tensor_parallel_size,
+                             a.budget->kv_budget_bytes, query.block_size, query.context)
+              .max_concurrent_sequences;
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+void run_kv(const KvOptions& o) {
+  const Deployment d = resolve_deployment(o.deployment, GpuRequirement::kOptional);
+  if (o.context > d.max_model_len) {
+    throw Error({"", 0, 0, "--context"}, "expected at most the max model length (" +
+                                             std::to_string(d.max_model_len) + " tokens), got " +
+                                             std::to_string(o.context));
+  }
+  model::KvQuery query;
+  query.tensor_parallel_size = d.tensor_parallel_size;
+  query.format = d.kv_format;
+  query.block_size = d.block_size;
+  query.batch = o.batch;
+  query.context = o.context > 0 ? o.context : d.max_model_len;
+  query.budget = d.budget_options();
+
+  report::KvReport r;
+  r.model = d.model;
+  r.hardware = d.hardware_or_null();
+  r.serving = d.serving_inputs();
+  r.analysis = model::analyze_kv(d.model, r.hardware, query);
+  if (o.compare_attention) r.attention_variants = attention_variants(d.model, r.analysis);
+  if (r.analysis.budget && !r.analysis.budget->fits) {
+    r.min_fitting_tensor_parallel_size =
+        model::min_tensor_parallel_to_fit(d.model, *r.hardware, query.budget);
+  }
+  report::emit(
+      o.output,
+      {[&] { return report::kv_report_json(r); }, [&] { return report::kv_report_table(r); },
+       [&] { return report::kv_report_csv(r); }},
+      "kv");
+}
+
+}  // namespace
 
 void register_kv(CLI::App& app) {
-  auto* command = app.add_subcommand("kv", "KV-cache memory math for a model, precision and tensor-parallel split");
-  command->allow_extras();
-  command->callback([] {
-    throw Error("'kvsim kv' is not implemented yet (issue #2)");
-  });
+  auto options = std::make_shared<KvOptions>();
+  auto* command = app.add_subcommand(
+      "kv", "KV-cache memory math for a model, precision and tensor-parallel split");
+  add_deployment_flags(command, options->deployment);
+  command
+      ->add_option_function<std::string>(
+          "--batch",
+          [options](const std::string& s) { options->batch = positive_flag("--batch", s); },
+          "Sequences for the batch × context total")
+      ->default_str("1");
+  command->add_option_function<std::string>(
+      "--context",
+      [options](const std::string& s) { options->context = positive_flag("--context", s); },
+      "Tokens per sequence (default: the max model length)");
+  command->add_flag(
+      "--compare-attention", options->compare_attention,
+      "Also show the same model as MHA, GQA and MQA (or MLA) with compression factors");
+  add_output_flags(command, options->output);
+  command->callback([options] { run_kv(*options); });
 }
 
 }  // namespace kvsim::cli

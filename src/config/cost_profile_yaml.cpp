@@ -1,9 +1,22 @@
 #include "config/cost_profile_yaml.h"
 
+#include <algorithm>
 #include <cstdio>
+
+#include "common/strings.h"
+#include "cost/ops.h"
+#include "model/dtype.h"
 
 namespace kvsim::config {
 namespace {
+
+// A number inside a YAML list, with its location on error.
+double list_number(const YAML::Node& node, const std::string& file, const std::string& field) {
+  if (node.IsScalar()) {
+    if (const auto v = parse_double(node.Scalar())) return *v;
+  }
+  throw Error(node_location(node, file, field), "expected a number, got " + describe_node(node));
+}
 
 model::EfficiencyCurve parse_curve(MapReader& op, const std::string& key) {
   model::EfficiencyCurve curve;
@@ -20,8 +33,8 @@ model::EfficiencyCurve parse_curve(MapReader& op, const std::string& key) {
     throw m.error("y", "expected two lists of equal, non-zero length (log10_x and y)");
   }
   for (std::size_t i = 0; i < xs.size(); ++i) {
-    const double x = xs[i].as<double>();
-    const double y = ys[i].as<double>();
+    const double x = list_number(xs[i], m.file(), m.field("log10_x"));
+    const double y = list_number(ys[i], m.file(), m.field("y"));
     if (!curve.knots_x.empty() && x <= curve.knots_x.back()) {
       throw Error(node_location(xs[i], m.file(), m.field("log10_x")),
                   "expected strictly increasing values");
@@ -43,6 +56,13 @@ std::string num(double x) {
   return buf;
 }
 
+// Coordinates (token counts, bytes) round-trip exactly.
+std::string exact(double x) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+
 std::string curve_yaml(const model::EfficiencyCurve& c) {
   if (c.knots_x.empty()) return num(c.value);
   std::string xs, ys;
@@ -51,6 +71,60 @@ std::string curve_yaml(const model::EfficiencyCurve& c) {
     ys += (i ? ", " : "") + num(c.knots_y[i]);
   }
   return "{log10_x: [" + xs + "], y: [" + ys + "]}";
+}
+
+model::MeasuredTable parse_table(const YAML::Node& node, const std::string& file,
+                                 const std::string& path) {
+  MapReader t(node, file, path);
+  model::MeasuredTable table;
+  table.op = t.get_choice("op", cost::op_class_names());
+  if (table.op == "elementwise")
+    throw t.error("op", "expected an op class with tables, got 'elementwise'");
+  const std::string dtype = t.get_string("dtype");
+  const auto parsed = model::parse_dtype(dtype);
+  if (!parsed) {
+    throw t.error("dtype", "expected one of " + join(model::dtype_names(), ", ") + ", got '" +
+                               dtype + "'" + did_you_mean(dtype, model::dtype_names()));
+  }
+  table.dtype = std::string(model::dtype_name(*parsed));
+  if (auto shape = t.optional_map("shape")) {
+    for (const std::string& key : shape->keys()) {
+      table.shape.emplace_back(key, shape->get_int(key, 0));
+    }
+    shape->finish();
+  }
+  const YAML::Node points = t.get_node("points");
+  const std::string pfield = t.field("points");
+  if (!points.IsSequence() || points.size() == 0) {
+    throw Error(node_location(points, file, pfield),
+                "expected a non-empty list of [x1, x2, time_us]");
+  }
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const YAML::Node pt = points[i];
+    if (!pt.IsSequence() || pt.size() != 3) {
+      throw Error(node_location(pt, file, pfield),
+                  "expected [x1, x2, time_us], got " + describe_node(pt));
+    }
+    model::MeasuredTable::Point p;
+    p.x1 = list_number(pt[0], file, pfield);
+    p.x2 = list_number(pt[1], file, pfield);
+    p.time_s = list_number(pt[2], file, pfield) * 1e-6;
+    if (!(p.x1 > 0) || !(p.x2 >= 0) || !(p.time_s > 0)) {
+      throw Error(node_location(pt, file, pfield),
+                  "expected x1 > 0, x2 >= 0 and a positive time, got " + describe_node(pt[0]) +
+                      ", " + describe_node(pt[1]) + ", " + describe_node(pt[2]));
+    }
+    if (!table.points.empty()) {
+      const auto& q = table.points.back();
+      if (std::make_pair(p.x2, p.x1) <= std::make_pair(q.x2, q.x1)) {
+        throw Error(node_location(pt, file, pfield),
+                    "expected points sorted by (x2, x1) without repeats");
+      }
+    }
+    table.points.push_back(p);
+  }
+  t.finish();
+  return table;
 }
 
 }  // namespace
@@ -66,7 +140,9 @@ model::CostProfile parse_cost_profile(MapReader& section) {
     profile.provenance.source = prov->optional_string("source").value_or("");
     prov->finish();
   }
-  profile.step_overhead_s = section.optional_double("step_overhead_us", 0, 1e6).value_or(0) * 1e-6;
+  profile.step_overhead_s =
+      section.optional_double("step_overhead_us", 0, 1e6).value_or(profile.step_overhead_s * 1e6) *
+      1e-6;
   if (auto ops = section.optional_map("op_classes")) {
     for (const std::string& name : ops->keys()) {
       MapReader op = ops->get_map(name);
@@ -76,6 +152,15 @@ model::CostProfile parse_cost_profile(MapReader& section) {
       p.launch_latency_s = op.optional_double("launch_us", 0, 1e6).value_or(0) * 1e-6;
       op.finish();
       profile.op_classes[name] = p;
+    }
+  }
+  if (auto tables = section.optional_node("tables")) {
+    if (!tables->IsSequence()) {
+      throw section.error("tables", "expected a list of measured tables");
+    }
+    for (std::size_t i = 0; i < tables->size(); ++i) {
+      profile.tables.push_back(parse_table(
+          (*tables)[i], section.file(), section.field("tables") + "[" + std::to_string(i) + "]"));
     }
   }
   section.finish();
@@ -99,6 +184,55 @@ std::string emit_cost_profile_yaml(const model::CostProfile& profile, int indent
     out += pad + "  " + name + ": {compute: " + curve_yaml(op.compute) +
            ", memory: " + curve_yaml(op.memory) + ", launch_us: " + num(op.launch_latency_s * 1e6) +
            "}\n";
+  }
+  if (!profile.tables.empty()) {
+    out += pad +
+           "tables:  # measured times: points [x1, x2, time_us] (cost/ops.h: table_coordinates)\n";
+    for (const auto& t : profile.tables) {
+      out += pad + "  - op: " + t.op + "\n";
+      out += pad + "    dtype: " + t.dtype + "\n";
+      out += pad + "    shape: {";
+      for (std::size_t i = 0; i < t.shape.size(); ++i) {
+        out += (i ? ", " : "") + t.shape[i].first + ": " + std::to_string(t.shape[i].second);
+      }
+      out += "}\n";
+      out += pad + "    points: [";
+      for (std::size_t i = 0; i < t.points.size(); ++i) {
+        const auto& p = t.points[i];
+        out +=
+            (i ? ", [" : "[") + exact(p.x1) + ", " + exact(p.x2) + ", " + num(p.time_s * 1e6) + "]";
+      }
+      out += "]\n";
+    }
+  }
+  return out;
+}
+
+std::string replace_cost_model_section(std::string_view yaml, const model::CostProfile& profile) {
+  std::string out;
+  bool inside = false, replaced = false;
+  std::size_t pos = 0;
+  while (pos < yaml.size()) {
+    const std::size_t end = yaml.find('\n', pos);
+    const std::string_view line =
+        yaml.substr(pos, end == std::string_view::npos ? yaml.size() - pos : end - pos);
+    pos = end == std::string_view::npos ? yaml.size() : end + 1;
+    const bool top_level = !line.empty() && line[0] != ' ' && line[0] != '\t';
+    if (inside && top_level) inside = false;
+    if (top_level && line.substr(0, 11) == "cost_model:") {
+      inside = true;
+      replaced = true;
+      out += "cost_model:\n" + emit_cost_profile_yaml(profile, 2);
+      continue;
+    }
+    if (!inside) {
+      out += line;
+      out += "\n";
+    }
+  }
+  if (!replaced) {
+    if (!out.empty() && out.back() != '\n') out += "\n";
+    out += "cost_model:\n" + emit_cost_profile_yaml(profile, 2);
   }
   return out;
 }

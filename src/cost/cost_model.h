@@ -1,12 +1,24 @@
 #pragma once
 // The simulator's clock: how long one engine step of a given batch takes on one replica.
+//
+// Two implementations, chosen by CostModelConfig::kind and built by make_cost_model():
+//   - the roofline model (cost/roofline_model.h): per-layer ops (QKV, attention prefill/decode,
+//     O projection, MLP or MoE, norms, TP all-reduce, LM head) each timed as
+//     max(FLOPs / (peak × η_c), bytes / (bandwidth × η_m)) + launch latency, with η from the
+//     hardware's fitted cost profile, or a measured table where one covers the exact shape;
+//   - the linear model (cost/linear_model.h): explicit coefficients, for hand-checkable times.
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "common/units.h"
+#include "model/dtype.h"
+#include "model/hardware_spec.h"
+#include "model/model_spec.h"
 
 namespace kvsim::cost {
 
@@ -42,12 +54,61 @@ struct StepCost {
 class CostModel {
  public:
   virtual ~CostModel() = default;
-  // Step time of `batch` on one replica (hot path: no allocation).
+  // Step time of `batch` on one replica (hot path: no allocation). Deterministic: the same batch
+  // always gives the same TimeNs. An empty batch (no prefill, no decode) costs 0.
   virtual TimeNs step_time(const StepBatch& batch) const = 0;
-  // The same with the per-op breakdown (for `kvsim cost` and reports).
+  // The same with the per-op breakdown (for `kvsim cost` and reports). Its time_s, rounded to
+  // nanoseconds, equals step_time(batch).
   virtual StepCost breakdown(const StepBatch& batch) const = 0;
   // Time to move `bytes` of KV between GPU and host memory (swap), one direction.
   virtual TimeNs swap_time(Bytes bytes) const = 0;
 };
+
+// How the roofline model reads a deployment. Defaults follow vLLM.
+struct CostOptions {
+  // GPUs sharing each layer (Megatron-style: heads and MLP columns split, two all-reduces per
+  // layer). Must be >= 1; KV heads are replicated when it exceeds the model's KV heads.
+  std::int64_t tensor_parallel_size = 1;
+  // Element type of the KV cache; nullopt = "auto" = the activation dtype.
+  std::optional<model::Dtype> kv_dtype;
+  // Element type of the weights; nullopt = the model's weight_dtype.
+  std::optional<model::Dtype> weight_dtype;
+  // Element type of activations and of GEMM compute; nullopt = the weight dtype when it is
+  // fp16/bf16/fp8 (fp8 means W8A8: attention and norms then run in bf16), fp16 for fp32
+  // weights, bf16 for int8/int4 weights (W8A16/W4A16).
+  std::optional<model::Dtype> activation_dtype;
+  // CPU time per engine step (scheduling, input preparation, sampling); nullopt = the hardware
+  // profile's step_overhead_s.
+  std::optional<double> step_overhead_s;
+  // Disable measured-table lookups and use the fitted roofline everywhere (for comparisons).
+  bool use_tables = true;
+};
+
+// The explicit linear model, in nanoseconds:
+//   step = base + per_prefill_token × Σ prefill num_tokens + per_decode_seq × #decodes
+//        + per_context_token × (Σ decode context tokens + Σ prefill num_cached_tokens)
+// rounded to the nearest nanosecond; an empty batch costs 0. swap = bytes / swap_bytes_per_s.
+struct LinearCostParams {
+  double base_ns = 0;
+  double per_prefill_token_ns = 0;
+  double per_decode_seq_ns = 0;
+  double per_context_token_ns = 0;
+  double swap_bytes_per_s = 25e9;  // host↔device bandwidth for swap (PCIe 4.0 x16 effective)
+};
+
+enum class CostModelKind { kRoofline, kLinear };
+
+struct CostModelConfig {
+  CostModelKind kind = CostModelKind::kRoofline;
+  CostOptions roofline;     // kind == kRoofline
+  LinearCostParams linear;  // kind == kLinear
+};
+
+// Builds the chosen model. The roofline model throws kvsim::Error when the deployment cannot be
+// costed (tensor_parallel_size < 1, or the GPU has no peak FLOP/s or bandwidth); the linear one
+// when a coefficient is negative or non-finite.
+std::unique_ptr<CostModel> make_cost_model(const model::ModelSpec& model,
+                                           const model::HardwareSpec& hardware,
+                                           const CostModelConfig& config);
 
 }  // namespace kvsim::cost

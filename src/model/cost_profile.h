@@ -13,7 +13,7 @@ namespace kvsim::model {
 // A piecewise-linear function of x (e.g. log10 of an op's FLOPs or bytes), clamped at both ends.
 // Empty knots: the constant `value` everywhere.
 struct EfficiencyCurve {
-  double value = 1.0;      // used when knots_x is empty
+  double value = 1.0;           // used when knots_x is empty
   std::vector<double> knots_x;  // strictly increasing
   std::vector<double> knots_y;  // same size as knots_x, each in (0, 1]
 
@@ -22,24 +22,46 @@ struct EfficiencyCurve {
 
 // One op class (gemm, attn_prefill, attn_decode, allreduce, memcpy, elementwise).
 struct OpClassProfile {
-  EfficiencyCurve compute;    // η_c: achieved / peak FLOP/s, against log10(FLOPs)
-  EfficiencyCurve memory;     // η_m: achieved / peak bytes/s, against log10(bytes)
+  EfficiencyCurve compute;      // η_c: achieved / peak FLOP/s, against log10(FLOPs)
+  EfficiencyCurve memory;       // η_m: achieved / peak bytes/s, against log10(bytes)
   double launch_latency_s = 0;  // added once per kernel
+};
+
+// Measured times of one family of kernel shapes (an op class, a dtype and the fixed dimensions),
+// kept so that shapes inside the measured range are interpolated rather than modelled: log time
+// is interpolated linearly in log x1 (the token dimension) and, between measured x2 lines, in
+// log(1 + x2). Which dimensions are fixed and which are x1/x2 depends on the op class (see
+// cost/ops.h: gemm x1 = m; attn_prefill x1 = q_len, x2 = kv_len; attn_decode x1 = batch,
+// x2 = kv_len; allreduce and memcpy x1 = bytes).
+struct MeasuredTable {
+  struct Point {
+    double x1 = 0;
+    double x2 = 0;      // 0 for one-dimensional tables
+    double time_s = 0;  // > 0
+  };
+  std::string op;                                           // op class name
+  std::string dtype;                                        // dtype name (model/dtype.h)
+  std::vector<std::pair<std::string, std::int64_t>> shape;  // fixed dimensions, by name
+  std::vector<Point> points;  // sorted by (x2, x1), no duplicate (x2, x1)
 };
 
 struct CostProvenance {
   std::string kind = "datasheet";  // "datasheet" | "calibrated" | "imported"
   std::string device;              // GPU name the numbers were measured on
   std::string driver;
-  std::string date;                // ISO 8601
+  std::string date;  // ISO 8601
   std::string kvsim_version;
-  std::string source;              // measurement file or datasheet reference
+  std::string source;  // measurement file or datasheet reference
 };
 
 struct CostProfile {
   CostProvenance provenance;
   std::map<std::string, OpClassProfile> op_classes;  // keyed by op class name
-  double step_overhead_s = 0;  // CPU time per engine step (scheduling, sampling)
+  // CPU time per engine step (scheduling, input preparation, sampling) that the GPU does not
+  // hide. Default 1 ms: vLLM's per-step host overhead is ~0.5-2 ms for batches of tens of
+  // sequences. A YAML without step_overhead_us keeps this default.
+  double step_overhead_s = 0.001;
+  std::vector<MeasuredTable> tables;  // exact-shape measurements; empty for datasheet profiles
 };
 
 }  // namespace kvsim::model

@@ -21,4 +21,14 @@ std::string_view layer_kind_name(LayerKind kind) {
   return "?";
 }
 
+std::string_view block_kind_name(BlockKind kind) {
+  switch (kind) {
+    case BlockKind::kAttentionMlp: return "attention_mlp";
+    case BlockKind::kAttentionOnly: return "attention";
+    case BlockKind::kMlpOnly: return "mlp";
+    case BlockKind::kMamba: return "mamba";
+  }
+  return "?";
+}
+
 }  // namespace kvsim::model

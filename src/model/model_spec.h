@@ -47,7 +47,7 @@ struct AttentionSpec {
   // 0 = same as num_kv_heads / head_dim.
   std::int64_t full_layer_num_kv_heads = 0;
   std::int64_t full_layer_head_dim = 0;
-  bool k_eq_v = false;  // K and V are one shared tensor (cache holds one, not two)
+  bool k_eq_v = false;  // full-attention layers share one tensor for K and V (cache holds one)
 };
 
 struct MoeSpec {
@@ -58,11 +58,43 @@ struct MoeSpec {
   std::int64_t shared_expert_intermediate_size = 0;  // per shared expert; 0 = expert size
   std::int64_t first_dense_layers = 0;  // leading layers with a dense MLP (DeepSeek)
   std::int64_t moe_layer_interval = 1;  // every n-th layer (after the dense ones) is MoE
+  // Routed-expert weights stored in another type than ModelSpec::weight_dtype (gpt-oss: MXFP4),
+  // with one 8-bit scale per `expert_scale_group_size` elements (0 = no scales).
+  bool has_expert_dtype = false;
+  Dtype expert_dtype = Dtype::kInt4;
+  std::int64_t expert_scale_group_size = 0;
   bool enabled() const { return num_experts > 0; }
+  // True when decoder layer `layer` (0-based) has a routed-expert MLP rather than a dense one.
+  bool is_moe_layer(std::int64_t layer) const {
+    return enabled() && layer >= first_dense_layers &&
+           (layer - first_dense_layers) % (moe_layer_interval > 0 ? moe_layer_interval : 1) == 0;
+  }
+};
+
+// What one decoder block computes, for hybrid models whose blocks are not all attention + MLP.
+enum class BlockKind : std::uint8_t {
+  kAttentionMlp,   // attention then MLP/MoE (every ordinary transformer layer)
+  kAttentionOnly,  // attention, no MLP (Nemotron-H '*')
+  kMlpOnly,        // MLP, no attention (Nemotron-H '-')
+  kMamba,          // a Mamba-2 mixer, no attention, no MLP (Nemotron-H 'M')
+};
+
+// Mamba-2 mixer geometry (hybrid SSM models). Its per-sequence state is fixed-size:
+// conv state (conv_kernel - 1) × (num_heads × head_dim + 2 × num_groups × state_size) plus SSM
+// state num_heads × head_dim × state_size elements.
+struct SsmSpec {
+  std::int64_t num_heads = 0;
+  std::int64_t head_dim = 0;
+  std::int64_t state_size = 0;
+  std::int64_t num_groups = 0;
+  std::int64_t conv_kernel = 0;
+  bool conv_bias = true;
+  bool enabled() const { return num_heads > 0; }
 };
 
 struct ModelSpec {
   std::string name;    // catalog name, e.g. "llama-3-70b"
+  std::string display_name;  // e.g. "Meta Llama 3 70B"; may be empty
   std::string family;  // e.g. "llama", "mistral", "deepseek_v2"
   std::string source;  // where the numbers come from (URL, paper, config.json path)
 
@@ -75,6 +107,10 @@ struct ModelSpec {
   AttentionSpec attention;
   std::vector<LayerKind> layer_kinds;  // one per decoder layer
   MoeSpec moe;
+  // One per decoder layer for hybrid models; empty = every layer is kAttentionMlp. A layer whose
+  // block has no attention has layer_kinds[i] == kNoKvCache.
+  std::vector<BlockKind> block_kinds;
+  SsmSpec ssm;  // geometry of the kMamba blocks
 
   bool gated_mlp = true;  // SwiGLU/GeGLU: three matrices; false: up + down only (GPT-2, OPT)
   bool tie_word_embeddings = false;
@@ -83,12 +119,19 @@ struct ModelSpec {
   bool mlp_bias = false;
   bool learned_positions = false;  // GPT-2/OPT: a (max_context × hidden) position table
   bool layernorm_bias = false;     // LayerNorm with bias (2 vectors) vs RMSNorm (1)
+  std::int64_t norms_per_layer = 2;  // 2 (pre-attention, pre-MLP); Gemma 2/3 have 4; Falcon-7B 1
+  bool qk_norm = false;              // per-head RMSNorm on Q and K (Qwen3, Gemma 3)
 
   Dtype weight_dtype = Dtype::kBf16;
 
   // Fixed per-sequence state of kNoKvCache layers that are SSMs (bytes per sequence, summed over
   // those layers, in weight_dtype); 0 for pure transformers.
   std::uint64_t ssm_state_bytes_per_sequence = 0;
+
+  BlockKind block_kind(std::int64_t layer) const {
+    return block_kinds.empty() ? BlockKind::kAttentionMlp
+                               : block_kinds[static_cast<std::size_t>(layer)];
+  }
 
   std::int64_t num_layers_of(LayerKind kind) const {
     std::int64_t n = 0;
@@ -99,5 +142,6 @@ struct ModelSpec {
 
 std::string_view attention_kind_name(AttentionKind kind);  // "mha", "mqa", "gqa", "mla"
 std::string_view layer_kind_name(LayerKind kind);          // "full", "sliding", "none"
+std::string_view block_kind_name(BlockKind kind);  // "attention_mlp", "attention", "mlp", "mamba"
 
 }  // namespace kvsim::model

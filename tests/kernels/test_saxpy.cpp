@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "kernels/device.h"
 #include "kernels/saxpy.h"

@@ -1,0 +1,187 @@
+#include "cli/deployment_flags.h"
+
+#include <cstdio>
+
+#include "common/error.h"
+#include "common/strings.h"
+#include "config/catalog.h"
+
+namespace kvsim::cli {
+namespace {
+
+std::int64_t parse_int_flag(const std::string& flag, const std::string& text,
+                            const std::string& expected) {
+  const auto v = parse_int(text);
+  if (!v) throw Error({"", 0, 0, flag}, "expected " + expected + ", got '" + text + "'");
+  return *v;
+}
+
+double parse_double_flag(const std::string& flag, const std::string& text,
+                         const std::string& expected) {
+  const auto v = parse_double(text);
+  if (!v) throw Error({"", 0, 0, flag}, "expected " + expected + ", got '" + text + "'");
+  return *v;
+}
+
+Error flag_error(const std::string& flag, const std::string& message) {
+  return Error({"", 0, 0, flag}, message);
+}
+
+constexpr std::int64_t kMaxBlockSize = 1 << 20;
+
+std::string format_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace
+
+void add_deployment_flags(CLI::App* command, DeploymentFlags& flags) {
+  command->add_option("--model", flags.model,
+                      "Model: a shipped name (see 'kvsim models'), a model YAML or a Hugging Face "
+                      "config.json");
+  command->add_option("--gpu", flags.gpu,
+                      "GPU: a shipped name (see 'kvsim gpus') or a hardware YAML");
+  command
+      ->add_option_function<std::string>(
+          "--tensor-parallel-size,--tp",
+          [&flags](const std::string& s) {
+            flags.tensor_parallel_size =
+                parse_int_flag("--tensor-parallel-size", s, "a positive integer");
+          },
+          "GPUs one model replica is split over (tensor parallelism)")
+      ->default_str(std::to_string(flags.tensor_parallel_size));
+  command
+      ->add_option_function<std::string>(
+          "--gpu-memory-utilization",
+          [&flags](const std::string& s) {
+            flags.gpu_memory_utilization =
+                parse_double_flag("--gpu-memory-utilization", s, "a number in (0, 1]");
+          },
+          "Fraction of each GPU's memory the server may use (weights, activations, KV)")
+      ->default_str("0.9");
+  command
+      ->add_option_function<std::string>(
+          "--block-size",
+          [&flags](const std::string& s) {
+            flags.block_size = parse_int_flag("--block-size", s, "a positive integer (tokens)");
+          },
+          "Tokens per KV-cache block")
+      ->default_str(std::to_string(flags.block_size));
+  command->add_option_function<std::string>(
+      "--max-model-len",
+      [&flags](const std::string& s) {
+        flags.max_model_len = parse_int_flag("--max-model-len", s, "a positive integer (tokens)");
+        if (flags.max_model_len <= 0) {
+          throw flag_error("--max-model-len",
+                           "expected a positive integer (tokens), got '" + s + "'");
+        }
+      },
+      "Longest sequence (prompt + output) served (default: the model's max context)");
+  command
+      ->add_option("--kv-cache-dtype", flags.kv_cache_dtype,
+                   "KV-cache element type: " + join(model::kv_cache_dtype_names(), "|") +
+                       " (auto = the model's activation type)")
+      ->default_str(flags.kv_cache_dtype);
+  command
+      ->add_option_function<std::string>(
+          "--kv-scale-group-size",
+          [&flags](const std::string& s) {
+            flags.kv_scale_group_size = parse_int_flag(
+                "--kv-scale-group-size", s, "a non-negative integer (elements per fp16 scale)");
+          },
+          "Quantized KV caches: one fp16 scale per this many elements of a head (0 = none)")
+      ->default_str("0");
+}
+
+void validate_deployment_flags(const DeploymentFlags& f) {
+  if (f.model.empty()) {
+    throw flag_error("--model",
+                     "missing required flag; expected a shipped name (see 'kvsim "
+                     "models'), a model YAML or a Hugging Face config.json");
+  }
+  if (f.tensor_parallel_size < 1) {
+    throw flag_error("--tensor-parallel-size",
+                     "expected a positive integer, got " + std::to_string(f.tensor_parallel_size));
+  }
+  if (!(f.gpu_memory_utilization > 0 && f.gpu_memory_utilization <= 1)) {
+    throw flag_error("--gpu-memory-utilization",
+                     "expected a number in (0, 1], got " + format_number(f.gpu_memory_utilization));
+  }
+  if (f.block_size < 1 || f.block_size > kMaxBlockSize) {
+    throw flag_error("--block-size", "expected an integer in [1, " + std::to_string(kMaxBlockSize) +
+                                         "] (tokens), got " + std::to_string(f.block_size));
+  }
+  if (f.max_model_len < 0) {
+    throw flag_error("--max-model-len", "expected a positive integer (tokens), got " +
+                                            std::to_string(f.max_model_len));
+  }
+  const auto names = model::kv_cache_dtype_names();
+  bool known = false;
+  for (const auto& n : names) known = known || n == to_lower(f.kv_cache_dtype);
+  if (!known && !model::parse_dtype(f.kv_cache_dtype)) {
+    throw flag_error("--kv-cache-dtype", "expected one of " + join(names, "|") + ", got '" +
+                                             f.kv_cache_dtype + "'" +
+                                             did_you_mean(f.kv_cache_dtype, names));
+  }
+  if (f.kv_scale_group_size < 0) {
+    throw flag_error("--kv-scale-group-size", "expected a non-negative integer, got " +
+                                                  std::to_string(f.kv_scale_group_size));
+  }
+}
+
+model::MemoryBudgetOptions Deployment::budget_options() const {
+  model::MemoryBudgetOptions o;
+  o.gpu_memory_utilization = gpu_memory_utilization;
+  return o;
+}
+
+report::ServingMemoryInputs Deployment::serving_inputs() const {
+  report::ServingMemoryInputs s;
+  s.tensor_parallel_size = tensor_parallel_size;
+  s.gpu_memory_utilization = gpu_memory_utilization;
+  s.block_size = block_size;
+  s.max_model_len = max_model_len;
+  s.kv_cache_dtype = kv_cache_dtype;
+  s.kv_format = kv_format;
+  return s;
+}
+
+Deployment resolve_deployment(const DeploymentFlags& flags, GpuRequirement gpu) {
+  validate_deployment_flags(flags);
+  if (gpu == GpuRequirement::kRequired && flags.gpu.empty()) {
+    throw flag_error("--gpu",
+                     "missing required flag; expected a shipped name (see 'kvsim gpus') "
+                     "or a hardware YAML");
+  }
+  Deployment d;
+  d.model = config::load_model(flags.model);
+  if (!flags.gpu.empty()) d.hardware = config::load_hardware(flags.gpu);
+  d.tensor_parallel_size = flags.tensor_parallel_size;
+  if (const std::string p = model::tensor_parallel_problem(d.model, d.tensor_parallel_size);
+      !p.empty()) {
+    throw flag_error("--tensor-parallel-size", p);
+  }
+  d.gpu_memory_utilization = flags.gpu_memory_utilization;
+  d.block_size = flags.block_size;
+  d.max_model_len = flags.max_model_len > 0 ? flags.max_model_len : d.model.max_context;
+  if (d.max_model_len > d.model.max_context) {
+    throw flag_error("--max-model-len", "expected at most the model's maximum context (" +
+                                            std::to_string(d.model.max_context) + " tokens for " +
+                                            d.model.name + "), got " +
+                                            std::to_string(d.max_model_len));
+  }
+  d.kv_cache_dtype = flags.kv_cache_dtype;
+  const auto format =
+      model::kv_format_from_name(d.model, flags.kv_cache_dtype, flags.kv_scale_group_size);
+  if (!format) {  // validate_deployment_flags accepted the name
+    throw flag_error("--kv-cache-dtype", "expected one of " +
+                                             join(model::kv_cache_dtype_names(), "|") + ", got '" +
+                                             flags.kv_cache_dtype + "'");
+  }
+  d.kv_format = *format;
+  return d;
+}
+
+}  // namespace kvsim::cli

@@ -1,0 +1,37 @@
+#pragma once
+// Hugging Face config.json → model::ModelSpec.
+//
+// Families (model_type): llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma,
+// gemma2, gemma3, gemma3_text, gemma4, gemma4_text, falcon / RefinedWeb / RefinedWebModel (old
+// `multi_query`/`n_head_kv` and new `new_decoder_architecture`/`num_kv_heads` forms), gpt2, opt,
+// phi3, deepseek_v2, deepseek_v3, gpt_oss, nemotron_h. Multimodal wrappers are read from their
+// `text_config`. Non-standard JSON number tokens (bare Infinity, -Infinity, NaN, as Python's json
+// writes them) are accepted and read as null; kvsim reads no such field.
+//
+// Rules worth knowing: `head_dim` when present wins over hidden/heads; `sliding_window` counts
+// only when the family uses it (`use_sliding_window: false` disables it for Qwen); `layer_types`
+// when present decides which layers are windowed; Mistral, Mixtral and Phi-3 window every layer
+// when sliding_window is set (Phi-3-mini-4k: 2,047); Gemma 2 alternates (even layers local),
+// Gemma 3 makes every sliding_window_pattern-th layer global; torch_dtype float32 or absent serves
+// as fp16 (vLLM --dtype auto); a name for the model is derived from the file name.
+//
+// Errors (kvsim::Error) name the file, the line and column of the offending value, the field
+// (dotted, e.g. "text_config.num_key_value_heads") and what was expected; an unknown model_type
+// lists the supported ones.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/model_spec.h"
+
+namespace kvsim::config {
+
+model::ModelSpec load_hf_config_file(const std::string& path);
+// `display_path` stands for the file in errors and names the model.
+model::ModelSpec parse_hf_config(std::string_view text, const std::string& display_path);
+
+// The model_type values parse_hf_config understands, sorted.
+std::vector<std::string> hf_model_types();
+
+}  // namespace kvsim::config

@@ -1,0 +1,198 @@
+#include "config/model_yaml.h"
+
+#include <map>
+#include <optional>
+
+#include "common/strings.h"
+#include "config/model_validate.h"
+#include "config/yaml_reader.h"
+#include "config/yaml_typos.h"
+
+namespace kvsim::config {
+namespace {
+
+Error bad_name(MapReader& r, const std::string& name) {
+  return r.error("name", "expected a lower-case name of letters, digits, '.', '-' and '_', got '" +
+                             name + "'");
+}
+
+void check_name(MapReader& r, const std::string& name) {
+  if (name.empty()) throw bad_name(r, name);
+  for (char c : name) {
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+    if (!ok) throw bad_name(r, name);
+  }
+}
+
+model::Dtype read_dtype(MapReader& r, const std::string& key, model::Dtype fallback) {
+  const auto text = r.optional_string(key);
+  if (!text) return fallback;
+  const auto dtype = model::parse_dtype(*text);
+  if (!dtype) {
+    throw r.error(key, "expected one of " + join(model::dtype_names(), "|") + ", got '" + *text +
+                           "'" + did_you_mean(*text, model::dtype_names()));
+  }
+  return *dtype;
+}
+
+model::ModelSpec parse_model(const YAML::Node& root, const std::string& file) {
+  MapReader r(root, file);
+  check_required_typos(
+      r, {"name", "source", "layers", "hidden_size", "vocab_size", "max_context", "attention"});
+  model::ModelSpec m;
+  m.name = r.get_string("name");
+  check_name(r, m.name);
+  m.display_name = r.optional_string("display_name").value_or("");
+  m.family = r.optional_string("family").value_or("");
+  m.source = r.get_string("source");
+  if (trim(m.source).empty())
+    throw r.error("source", "expected where the numbers come from, got ''");
+  m.num_layers = r.get_positive_int("layers");
+  m.hidden_size = r.get_positive_int("hidden_size");
+  const auto intermediate = r.optional_int("intermediate_size", 1);
+  m.intermediate_size = intermediate.value_or(0);
+  m.vocab_size = r.get_positive_int("vocab_size");
+  m.max_context = r.get_positive_int("max_context");
+  m.weight_dtype = read_dtype(r, "weight_dtype", model::Dtype::kBf16);
+  m.gated_mlp = r.optional_choice("mlp", {"gated", "plain"}).value_or("gated") == "gated";
+  m.layernorm_bias =
+      r.optional_choice("norm", {"rmsnorm", "layernorm"}).value_or("rmsnorm") == "layernorm";
+  m.norms_per_layer = r.optional_int("norms_per_layer", 1, 8).value_or(2);
+  m.tie_word_embeddings = r.optional_bool("tie_word_embeddings", false);
+  m.learned_positions = r.optional_bool("learned_positions", false);
+  m.parallel_attention_mlp = r.optional_bool("parallel_attention_mlp", false);
+  m.attention_bias = r.optional_bool("attention_bias", false);
+  m.mlp_bias = r.optional_bool("mlp_bias", false);
+  m.qk_norm = r.optional_bool("qk_norm", false);
+
+  MapReader att = r.get_map("attention");
+  check_required_typos(att, {"q_heads", "kv_heads", "kv_lora_rank", "qk_rope_head_dim"});
+  model::AttentionSpec& a = m.attention;
+  const auto kind = att.optional_choice("kind", {"mha", "mqa", "gqa", "mla"});
+  a.num_q_heads = att.get_positive_int("q_heads");
+  const bool mla = kind ? *kind == "mla" : att.has("kv_lora_rank");
+  if (mla) {
+    a.kind = model::AttentionKind::kMla;
+    a.mla.kv_lora_rank = att.get_positive_int("kv_lora_rank");
+    a.mla.qk_rope_head_dim = att.get_positive_int("qk_rope_head_dim");
+    a.mla.qk_nope_head_dim = att.optional_int("qk_nope_head_dim", 0).value_or(0);
+    a.mla.v_head_dim = att.optional_int("v_head_dim", 0).value_or(0);
+    a.mla.q_lora_rank = att.optional_int("q_lora_rank", 0).value_or(0);
+    a.num_kv_heads = att.optional_int("kv_heads", 1).value_or(a.num_q_heads);
+    a.head_dim =
+        att.optional_int("head_dim", 1).value_or(a.mla.qk_nope_head_dim + a.mla.qk_rope_head_dim);
+    a.v_head_dim = a.mla.v_head_dim;
+  } else {
+    a.num_kv_heads = att.get_positive_int("kv_heads");
+    if (const auto hd = att.optional_int("head_dim", 1)) {
+      a.head_dim = *hd;
+    } else if (m.hidden_size % a.num_q_heads == 0) {
+      a.head_dim = m.hidden_size / a.num_q_heads;
+    } else {
+      throw att.error("head_dim",
+                      "missing required field (hidden_size " + std::to_string(m.hidden_size) +
+                          " is not a multiple of q_heads " + std::to_string(a.num_q_heads) + ")");
+    }
+    a.v_head_dim = att.optional_int("v_head_dim", 1).value_or(0);
+    if (kind == std::optional<std::string>("mha")) {
+      a.kind = model::AttentionKind::kMha;
+    } else if (kind == std::optional<std::string>("mqa")) {
+      a.kind = model::AttentionKind::kMqa;
+    } else if (kind == std::optional<std::string>("gqa")) {
+      a.kind = model::AttentionKind::kGqa;
+    } else {
+      a.kind = a.num_kv_heads == a.num_q_heads ? model::AttentionKind::kMha
+               : a.num_kv_heads == 1           ? model::AttentionKind::kMqa
+                                               : model::AttentionKind::kGqa;
+    }
+    a.full_layer_num_kv_heads = att.optional_int("full_layer_kv_heads", 1).value_or(0);
+    a.full_layer_head_dim = att.optional_int("full_layer_head_dim", 1).value_or(0);
+    a.k_eq_v = att.optional_bool("k_eq_v", false);
+  }
+  a.sliding_window = att.optional_int("sliding_window", 1).value_or(0);
+
+  // Layer kinds: a pattern cycled over the layers.
+  std::vector<model::LayerKind> pattern;
+  if (const auto node = att.optional_node("layer_pattern")) {
+    if (!node->IsSequence() || node->size() == 0) {
+      throw att.error("layer_pattern",
+                      "expected a non-empty list of full|sliding, got " + describe_node(*node));
+    }
+    for (std::size_t i = 0; i < node->size(); ++i) {
+      const YAML::Node item = (*node)[i];
+      const std::string text = item.IsScalar() ? item.Scalar() : std::string();
+      if (text == "full") {
+        pattern.push_back(model::LayerKind::kFullAttention);
+      } else if (text == "sliding") {
+        pattern.push_back(model::LayerKind::kSlidingWindow);
+      } else {
+        throw Error(
+            node_location(item, file, att.field("layer_pattern") + "[" + std::to_string(i) + "]"),
+            "expected full|sliding, got " + describe_node(item) +
+                did_you_mean(text, {"full", "sliding"}));
+      }
+    }
+  } else {
+    pattern.push_back(a.sliding_window > 0 ? model::LayerKind::kSlidingWindow
+                                           : model::LayerKind::kFullAttention);
+  }
+  for (std::int64_t i = 0; i < m.num_layers; ++i) {
+    m.layer_kinds.push_back(pattern[static_cast<std::size_t>(i) % pattern.size()]);
+  }
+
+  std::optional<MapReader> moe = r.optional_map("moe");
+  if (moe) {
+    check_required_typos(*moe, {"experts", "experts_per_token", "expert_intermediate_size"});
+    m.moe.num_experts = moe->get_positive_int("experts");
+    m.moe.experts_per_token = moe->get_positive_int("experts_per_token");
+    m.moe.expert_intermediate_size = moe->get_positive_int("expert_intermediate_size");
+    m.moe.num_shared_experts = moe->optional_int("shared_experts", 0).value_or(0);
+    m.moe.shared_expert_intermediate_size =
+        moe->optional_int("shared_expert_intermediate_size", 0).value_or(0);
+    m.moe.first_dense_layers = moe->optional_int("first_dense_layers", 0).value_or(0);
+    m.moe.moe_layer_interval = moe->optional_int("layer_interval", 1).value_or(1);
+  }
+
+  // Unknown keys first (a typo'd key is the likeliest cause of a later "missing" error).
+  att.finish();
+  if (moe) moe->finish();
+  r.finish();
+
+  const std::map<std::string, std::pair<MapReader*, std::string>> where{
+      {"layers", {&r, "layers"}},
+      {"hidden_size", {&r, "hidden_size"}},
+      {"intermediate_size", {&r, "intermediate_size"}},
+      {"vocab_size", {&r, "vocab_size"}},
+      {"max_context", {&r, "max_context"}},
+      {"q_heads", {&att, "q_heads"}},
+      {"kv_heads", {&att, "kv_heads"}},
+      {"head_dim", {&att, "head_dim"}},
+      {"sliding_window", {&att, "sliding_window"}},
+      {"layer_pattern", {&att, "layer_pattern"}},
+      {"kv_lora_rank", {&att, "kv_lora_rank"}},
+      {"qk_rope_head_dim", {&att, "qk_rope_head_dim"}},
+      {"full_layer_kv_heads", {&att, "full_layer_kv_heads"}},
+      {"full_layer_head_dim", {&att, "full_layer_head_dim"}},
+  };
+  validate_model(m, [&](const std::string& name) -> ErrorLocation {
+    if (const auto it = where.find(name); it != where.end()) {
+      return it->second.first->error(it->second.second, "").location();
+    }
+    if (moe) return moe->error(name, "").location();
+    return r.error(name, "").location();
+  });
+  return m;
+}
+
+}  // namespace
+
+model::ModelSpec load_model_yaml_file(const std::string& path) {
+  return parse_model(load_yaml_file(path), path);
+}
+
+model::ModelSpec parse_model_yaml(std::string_view text, const std::string& display_path) {
+  return parse_model(load_yaml_text(text, display_path), display_path);
+}
+
+}  // namespace kvsim::config

@@ -1,0 +1,311 @@
+#include "cost/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <Eigen/Dense>
+
+#include "common/error.h"
+#include "cost/tables.h"
+
+namespace kvsim::cost {
+namespace {
+
+constexpr double kMinEta = 1e-3;
+
+struct FitRow {
+  double flops = 0, bytes = 0, time = 0;
+  double peak = 0, bandwidth = 0, extra = 0;
+  bool compute = false;  // current side of the max
+};
+
+double clamp_eta(double eta) {
+  return std::clamp(eta, kMinEta, 1.0);
+}
+double lg(double x) {
+  return std::log10(std::max(x, 1.0));
+}
+
+// Least-squares piecewise-linear fit of log(ys) (efficiencies) against xs, so that the error is
+// relative in time; knots are stored as efficiencies. Falls back to a constant (geometric mean)
+// when the data cannot support knots.
+model::EfficiencyCurve fit_curve(const std::vector<double>& xs, const std::vector<double>& ys,
+                                 int max_knots) {
+  model::EfficiencyCurve curve;
+  const std::size_t n = xs.size();
+  const double xmin = *std::min_element(xs.begin(), xs.end());
+  const double xmax = *std::max_element(xs.begin(), xs.end());
+  const int knots = std::min<int>(max_knots, static_cast<int>(n / 3));
+  if (knots < 2 || xmax - xmin < 0.05) {
+    double sum = 0;
+    for (double y : ys) sum += std::log(y);
+    curve.value = clamp_eta(std::exp(sum / static_cast<double>(n)));
+    return curve;
+  }
+  const double step = (xmax - xmin) / (knots - 1);
+  Eigen::MatrixXd ata = Eigen::MatrixXd::Zero(knots, knots);
+  Eigen::VectorXd atb = Eigen::VectorXd::Zero(knots);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double u = std::clamp((xs[i] - xmin) / step, 0.0, static_cast<double>(knots - 1));
+    const int j = std::min(static_cast<int>(u), knots - 2);
+    const double f = u - j;
+    const double z = std::log(ys[i]);
+    const double a0 = 1.0 - f, a1 = f;
+    ata(j, j) += a0 * a0;
+    ata(j, j + 1) += a0 * a1;
+    ata(j + 1, j) += a0 * a1;
+    ata(j + 1, j + 1) += a1 * a1;
+    atb(j) += a0 * z;
+    atb(j + 1) += a1 * z;
+  }
+  // Second-difference smoothness penalty, scaled to the data's weight, plus a tiny ridge so that
+  // knots without rows take their neighbours' values.
+  const double scale = ata.trace() / knots;
+  const double lambda = 1e-3 * scale;
+  for (int j = 1; j + 1 < knots; ++j) {
+    const int idx[3] = {j - 1, j, j + 1};
+    const double c[3] = {1.0, -2.0, 1.0};
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) ata(idx[a], idx[b]) += lambda * c[a] * c[b];
+  }
+  ata.diagonal().array() += 1e-9 * scale;
+  const Eigen::VectorXd beta = ata.ldlt().solve(atb);
+  for (int j = 0; j < knots; ++j) {
+    curve.knots_x.push_back(xmin + step * j);
+    curve.knots_y.push_back(clamp_eta(std::isfinite(beta(j)) ? std::exp(beta(j)) : 1.0));
+  }
+  return curve;
+}
+
+double predict(const model::OpClassProfile& p, const FitRow& r) {
+  return roofline_time(p, r.peak, r.bandwidth, r.extra, Work{r.flops, r.bytes}).time_s;
+}
+
+struct ClassFitState {
+  model::OpClassProfile profile;
+  double loss = std::numeric_limits<double>::infinity();
+};
+
+// Fits both curves for a given launch latency. Returns the fitted profile and its log loss.
+ClassFitState fit_with_latency(std::vector<FitRow>& rows, bool compute_roof, double latency,
+                               const model::OpClassProfile& prior, int max_knots) {
+  model::OpClassProfile p = prior;
+  p.launch_latency_s = latency;
+  for (auto& r : rows) {
+    r.compute = compute_roof && r.flops > 0 &&
+                r.flops / r.peak > (r.bytes > 0 ? r.bytes / r.bandwidth : 0.0);
+  }
+  for (int iter = 0; iter < 8; ++iter) {
+    std::vector<double> cx, cy, mx, my;
+    for (const auto& r : rows) {
+      const double eff = r.time - latency - r.extra;
+      if (r.compute) {
+        cx.push_back(lg(r.flops));
+        cy.push_back(eff > 0 ? clamp_eta(r.flops / (r.peak * eff)) : 1.0);
+      } else {
+        mx.push_back(lg(r.bytes));
+        my.push_back(eff > 0 ? clamp_eta(r.bytes / (r.bandwidth * eff)) : 1.0);
+      }
+    }
+    if (!cx.empty()) p.compute = fit_curve(cx, cy, max_knots);
+    if (!mx.empty()) p.memory = fit_curve(mx, my, max_knots);
+    bool changed = false;
+    for (auto& r : rows) {
+      const KernelTime kt = roofline_time(p, r.peak, r.bandwidth, r.extra, {r.flops, r.bytes});
+      const bool c = compute_roof && kt.compute_bound();
+      changed |= c != r.compute;
+      r.compute = c;
+    }
+    if (!changed) break;
+  }
+  ClassFitState s;
+  s.profile = p;
+  s.loss = 0;
+  for (const auto& r : rows) {
+    const double e = std::log(predict(p, r) / r.time);
+    s.loss += e * e;
+  }
+  return s;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+FitResult fit_profile(const std::vector<Measurement>& rows, const model::HardwareSpec& hardware,
+                      const FitOptions& options) {
+  if (rows.empty()) throw Error("expected at least one measurement to fit, got none");
+  FitResult result;
+  result.profile = hardware.cost;
+  for (int ci = 0; ci < kNumOpClasses; ++ci) {
+    const auto op = static_cast<OpClass>(ci);
+    std::vector<FitRow> fr;
+    for (const auto& m : rows) {
+      if (m.shape.op != op) continue;
+      Roof roof;
+      try {
+        roof = roof_for(hardware, op, m.shape.dtype, m.shape.num_gpus);
+      } catch (const Error& e) {
+        throw Error(ErrorLocation{m.file, m.line, 0, std::string(op_class_name(op))}, e.what());
+      }
+      const Work w = kernel_work(m.shape);
+      fr.push_back(FitRow{w.flops, w.bytes, m.time_s, roof.peak_flops, roof.bandwidth,
+                          roof.extra_latency_s, false});
+    }
+    if (fr.empty()) continue;
+    const std::string name(op_class_name(op));
+    const auto prior_it = hardware.cost.op_classes.find(name);
+    const model::OpClassProfile prior = prior_it != hardware.cost.op_classes.end()
+                                            ? prior_it->second
+                                            : default_op_class_profile(op);
+    double fastest = std::numeric_limits<double>::infinity();
+    for (const auto& r : fr) fastest = std::min(fastest, r.time - r.extra);
+    fastest = std::max(fastest, 0.0);
+    // Coarse grid of launch latencies below the fastest row, then a finer one around the best.
+    std::vector<double> grid = {0.0};
+    for (double f : {0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95})
+      grid.push_back(f * fastest);
+    ClassFitState best;
+    double best_latency = 0;
+    const bool compute_roof = has_compute_roof(op);
+    for (double l : grid) {
+      ClassFitState s = fit_with_latency(fr, compute_roof, l, prior, options.max_knots);
+      if (s.loss < best.loss) best = s, best_latency = l;
+    }
+    for (int i = -4; i <= 4; ++i) {
+      const double l = best_latency + i * 0.0125 * fastest;
+      if (i == 0 || l < 0 || l >= fastest) continue;
+      ClassFitState s = fit_with_latency(fr, compute_roof, l, prior, options.max_knots);
+      if (s.loss < best.loss) best = s, best_latency = l;
+    }
+    // Final assignment and statistics with the chosen latency.
+    best = fit_with_latency(fr, compute_roof, best_latency, prior, options.max_knots);
+    ClassFit cf;
+    cf.op = name;
+    cf.rows = static_cast<std::int64_t>(fr.size());
+    cf.profile = best.profile;
+    cf.launch_latency_s = best_latency;
+    double ape = 0;
+    for (const auto& r : fr) {
+      (r.compute ? cf.compute_bound_rows : cf.memory_bound_rows) += 1;
+      ape += std::abs(predict(best.profile, r) - r.time) / r.time;
+    }
+    cf.roofline_mape = 100.0 * ape / static_cast<double>(fr.size());
+    result.profile.op_classes[name] = best.profile;
+    result.classes.push_back(cf);
+  }
+
+  if (options.keep_tables) {
+    // family key → (x2, x1) → times
+    std::map<std::string, std::pair<model::MeasuredTable,
+                                    std::map<std::pair<double, double>, std::vector<double>>>>
+        families;
+    for (const auto& m : rows) {
+      const auto c = table_coordinates(m.shape);
+      if (!c || !(c->x1 > 0) || c->x2 < 0) continue;
+      const std::string op(op_class_name(m.shape.op));
+      const std::string dtype(model::dtype_name(m.shape.dtype));
+      auto& fam = families[table_key(op, dtype, c->shape)];
+      if (fam.first.op.empty()) {
+        fam.first.op = op;
+        fam.first.dtype = dtype;
+        fam.first.shape = c->shape;
+      }
+      fam.second[{c->x2, c->x1}].push_back(m.time_s);
+    }
+    result.profile.tables.clear();
+    for (auto& [key, fam] : families) {
+      if (static_cast<int>(fam.second.size()) < options.min_table_points) continue;
+      model::MeasuredTable t = fam.first;
+      for (const auto& [xy, times] : fam.second) {
+        t.points.push_back({xy.second, xy.first, median_of(times)});
+      }
+      result.num_table_points += static_cast<std::int64_t>(t.points.size());
+      result.profile.tables.push_back(std::move(t));
+    }
+    result.num_tables = static_cast<std::int64_t>(result.profile.tables.size());
+  } else {
+    result.profile.tables.clear();
+  }
+  return result;
+}
+
+struct Predictor::Impl {
+  const model::HardwareSpec& hardware;
+  TableIndex tables;
+  std::array<model::OpClassProfile, kNumOpClasses> classes;
+};
+
+Predictor::Predictor(const model::HardwareSpec& hardware, bool use_tables) {
+  auto impl = std::make_unique<Impl>(Impl{hardware, {}, {}});
+  if (use_tables) impl->tables = TableIndex(hardware.cost.tables);
+  for (int i = 0; i < kNumOpClasses; ++i) {
+    const auto op = static_cast<OpClass>(i);
+    const auto it = hardware.cost.op_classes.find(std::string(op_class_name(op)));
+    impl->classes[static_cast<std::size_t>(i)] =
+        it != hardware.cost.op_classes.end() ? it->second : default_op_class_profile(op);
+  }
+  impl_ = std::move(impl);
+}
+
+Predictor::~Predictor() = default;
+
+double Predictor::predict(const KernelShape& shape, bool* from_table) const {
+  if (from_table) *from_table = false;
+  if (!impl_->tables.empty()) {
+    if (const auto c = table_coordinates(shape)) {
+      const PreparedTable* t = impl_->tables.find(
+          table_key(op_class_name(shape.op), model::dtype_name(shape.dtype), c->shape));
+      if (t) {
+        const double v = t->lookup(c->x1, c->x2);
+        if (v > 0) {
+          if (from_table) *from_table = true;
+          return v;
+        }
+      }
+    }
+  }
+  const Roof roof = roof_for(impl_->hardware, shape.op, shape.dtype, shape.num_gpus);
+  return roofline_time(impl_->classes[static_cast<std::size_t>(shape.op)], roof.peak_flops,
+                       roof.bandwidth, roof.extra_latency_s, kernel_work(shape))
+      .time_s;
+}
+
+std::map<std::string, ValidationStats> validate_profile(const model::HardwareSpec& hardware,
+                                                        const std::vector<Measurement>& rows) {
+  const Predictor predictor(hardware, true);
+  std::map<std::string, std::vector<double>> errors;
+  std::map<std::string, ValidationStats> out;
+  for (const auto& m : rows) {
+    bool table = false;
+    double pred = 0;
+    try {
+      pred = predictor.predict(m.shape, &table);
+    } catch (const Error& e) {
+      throw Error(ErrorLocation{m.file, m.line, 0, std::string(op_class_name(m.shape.op))},
+                  e.what());
+    }
+    const std::string op(op_class_name(m.shape.op));
+    errors[op].push_back(100.0 * std::abs(pred - m.time_s) / m.time_s);
+    if (table) out[op].table_rows += 1;
+  }
+  for (auto& [op, e] : errors) {
+    ValidationStats& s = out[op];
+    s.rows = static_cast<std::int64_t>(e.size());
+    double sum = 0;
+    for (double x : e) sum += x;
+    s.mape = sum / static_cast<double>(e.size());
+    std::sort(e.begin(), e.end());
+    s.median_ape = median_of(e);
+    const auto rank = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(e.size())));
+    s.p90_ape = e[std::max<std::size_t>(rank, 1) - 1];
+  }
+  return out;
+}
+
+}  // namespace kvsim::cost

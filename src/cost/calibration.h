@@ -1,0 +1,84 @@
+#pragma once
+// Fitting a cost profile to measurements, and scoring a profile against measurements.
+//
+// The fit, per op class with rows: time = max(F / (peak × η_c(log10 F)), B / (bw × η_m(log10 B)))
+// + launch + extra (the same roofline as the step-cost model, cost/ops.h). η_c and η_m are
+// piecewise-linear in log10 FLOPs / log10 bytes with up to `max_knots` evenly spaced knots over
+// the measured range, fitted by Eigen least squares on the log of each row's implied efficiency
+// (so the error is relative in time; a small second-difference penalty keeps the
+// curves smooth, η clamped to [0.001, 1]). Rows are assigned to the compute or the memory side by
+// the current curves, alternating with the fit until the assignment settles. The launch latency
+// is chosen from a grid below the fastest row by the least squared log error. Rows of the same
+// exact shape family (cost/ops.h: table_coordinates) with at least two points become measured
+// tables (duplicates: their median).
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cost/measurements.h"
+#include "model/cost_profile.h"
+#include "model/hardware_spec.h"
+
+namespace kvsim::cost {
+
+struct FitOptions {
+  int max_knots = 6;         // knots per efficiency curve (1 = a constant)
+  bool keep_tables = true;   // false: no measured tables, the fitted roofline only
+  int min_table_points = 2;  // shape families with fewer distinct points are not tabled
+};
+
+struct ClassFit {
+  std::string op;
+  std::int64_t rows = 0;
+  std::int64_t compute_bound_rows = 0;
+  std::int64_t memory_bound_rows = 0;
+  double launch_latency_s = 0;
+  model::OpClassProfile profile;
+  double roofline_mape = 0;  // percent, of the fitted roofline (tables not used) on its own rows
+};
+
+struct FitResult {
+  // `base` profile with every class that has rows replaced, and the tables (if kept) replaced.
+  model::CostProfile profile;
+  std::vector<ClassFit> classes;  // in op-class order, only classes with rows
+  std::int64_t num_tables = 0;
+  std::int64_t num_table_points = 0;
+};
+
+// Fits `hardware`'s datasheet roofs to `rows`. Provenance is copied from `hardware.cost` (the
+// caller sets it). Throws kvsim::Error when `rows` is empty or a row's roof is missing on
+// `hardware` (e.g. a 2-GPU all-reduce with no interconnect bandwidth).
+FitResult fit_profile(const std::vector<Measurement>& rows, const model::HardwareSpec& hardware,
+                      const FitOptions& options);
+
+struct ValidationStats {
+  std::int64_t rows = 0;
+  std::int64_t table_rows = 0;  // rows answered by a measured table
+  double mape = 0;              // mean absolute percentage error, percent
+  double median_ape = 0;        // percent
+  double p90_ape = 0;           // percent, nearest-rank 90th percentile
+};
+
+// Predicted time of one measured kernel under `hardware` (its cost profile; classes it lacks use
+// default_op_class_profile): a measured table point when one covers it, else the roofline.
+class Predictor {
+ public:
+  Predictor(const model::HardwareSpec& hardware, bool use_tables);
+  ~Predictor();
+  Predictor(const Predictor&) = delete;
+  Predictor& operator=(const Predictor&) = delete;
+  double predict(const KernelShape& shape, bool* from_table = nullptr) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<const Impl> impl_;
+};
+
+// Scores `hardware`'s profile on `rows`, per op class (keyed by op-class name).
+std::map<std::string, ValidationStats> validate_profile(const model::HardwareSpec& hardware,
+                                                        const std::vector<Measurement>& rows);
+
+}  // namespace kvsim::cost

@@ -1,0 +1,320 @@
+#include "cost/measurements.h"
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+#include "common/error.h"
+#include "common/strings.h"
+
+namespace kvsim::cost {
+namespace {
+
+const std::vector<std::string> kKvsimColumns = {
+    "op",     "dtype",   "m",        "n",        "k",     "batch",    "q_len",
+    "kv_len", "q_heads", "kv_heads", "head_dim", "bytes", "num_gpus", "time_us"};
+
+struct CsvFile {
+  std::string path;
+  std::vector<std::string> header;
+  std::map<std::string, std::size_t> column;                   // name → index
+  std::vector<std::pair<int, std::vector<std::string>>> rows;  // (line, cells)
+};
+
+CsvFile read_csv(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(ErrorLocation{path, 0, 0, ""}, "cannot open file");
+  CsvFile f;
+  f.path = path;
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (trim(line).empty()) continue;
+    std::vector<std::string> cells;
+    for (std::string_view c : split(line, ',')) cells.emplace_back(trim(c));
+    if (f.header.empty()) {
+      f.header = cells;
+      for (std::size_t i = 0; i < cells.size(); ++i) f.column[cells[i]] = i;
+      continue;
+    }
+    if (cells.size() != f.header.size()) {
+      throw Error(ErrorLocation{path, number, 0, ""},
+                  "expected " + std::to_string(f.header.size()) + " cells, got " +
+                      std::to_string(cells.size()));
+    }
+    f.rows.emplace_back(number, std::move(cells));
+  }
+  if (f.header.empty())
+    throw Error(ErrorLocation{path, 0, 0, ""}, "expected a CSV header, got an empty file");
+  return f;
+}
+
+class Row {
+ public:
+  Row(const CsvFile& f, const std::pair<int, std::vector<std::string>>& row)
+      : f_(f), line_(row.first), cells_(row.second) {}
+
+  bool has_column(const std::string& name) const { return f_.column.count(name) > 0; }
+  const std::string& cell(const std::string& name) const {
+    const auto it = f_.column.find(name);
+    if (it == f_.column.end()) {
+      throw Error(ErrorLocation{f_.path, 1, 0, name}, "expected a column named '" + name + "'");
+    }
+    return cells_[it->second];
+  }
+  ErrorLocation where(const std::string& name) const {
+    const auto it = f_.column.find(name);
+    return ErrorLocation{f_.path, line_,
+                         it == f_.column.end() ? 0 : static_cast<int>(it->second) + 1, name};
+  }
+  // Integer cell; empty → `empty_value` when allowed (min <= empty_value), else an error.
+  std::int64_t integer(const std::string& name, bool required, std::int64_t min = 0) const {
+    const std::string& s = cell(name);
+    if (s.empty()) {
+      if (required) throw Error(where(name), "expected an integer, got an empty cell");
+      return 0;
+    }
+    const auto v = parse_int(s);
+    if (!v || *v < min) {
+      throw Error(where(name),
+                  "expected an integer >= " + std::to_string(min) + ", got '" + s + "'");
+    }
+    return *v;
+  }
+  double number(const std::string& name, bool required, double min = 0) const {
+    const std::string& s = cell(name);
+    if (s.empty()) {
+      if (required) throw Error(where(name), "expected a number, got an empty cell");
+      return 0;
+    }
+    const auto v = parse_double(s);
+    if (!v || *v < min) {
+      throw Error(where(name), "expected a number >= " + std::to_string(min) + ", got '" + s + "'");
+    }
+    return *v;
+  }
+  double positive(const std::string& name) const {
+    const double v = number(name, true);
+    if (!(v > 0)) throw Error(where(name), "expected a positive time, got '" + cell(name) + "'");
+    return v;
+  }
+  int line() const { return line_; }
+
+ private:
+  const CsvFile& f_;
+  int line_;
+  const std::vector<std::string>& cells_;
+};
+
+std::vector<Measurement> parse_kvsim(const CsvFile& f) {
+  if (f.header != kKvsimColumns) {
+    throw Error(ErrorLocation{f.path, 1, 0, ""}, "expected the header " + join(kKvsimColumns, ","));
+  }
+  std::vector<Measurement> out;
+  for (const auto& r : f.rows) {
+    const Row row(f, r);
+    Measurement m;
+    m.file = f.path;
+    m.line = row.line();
+    KernelShape& s = m.shape;
+    const auto op = parse_op_class(row.cell("op"));
+    if (!op) {
+      throw Error(row.where("op"), "expected one of " + join(op_class_names(), ", ") + ", got '" +
+                                       row.cell("op") + "'" +
+                                       did_you_mean(row.cell("op"), op_class_names()));
+    }
+    s.op = *op;
+    const auto dtype = model::parse_dtype(row.cell("dtype"));
+    if (!dtype) {
+      throw Error(row.where("dtype"), "expected one of " + join(model::dtype_names(), ", ") +
+                                          ", got '" + row.cell("dtype") + "'");
+    }
+    s.dtype = *dtype;
+    const bool gemm = s.op == OpClass::kGemm;
+    const bool attn = s.op == OpClass::kAttnPrefill || s.op == OpClass::kAttnDecode;
+    s.m = row.integer("m", gemm, gemm ? 1 : 0);
+    s.n = row.integer("n", gemm, gemm ? 1 : 0);
+    s.k = row.integer("k", gemm, gemm ? 1 : 0);
+    s.batch =
+        row.integer("batch", s.op == OpClass::kAttnDecode, s.op == OpClass::kAttnDecode ? 1 : 0);
+    s.q_len =
+        row.integer("q_len", s.op == OpClass::kAttnPrefill, s.op == OpClass::kAttnPrefill ? 1 : 0);
+    s.kv_len = row.integer("kv_len", attn);
+    s.q_heads = row.integer("q_heads", attn, attn ? 1 : 0);
+    s.kv_heads = row.integer("kv_heads", attn, attn ? 1 : 0);
+    s.head_dim = row.integer("head_dim", attn, attn ? 1 : 0);
+    const bool sized = !gemm && !attn;
+    s.bytes = row.number("bytes", sized, 0);
+    if (sized && !(s.bytes > 0)) throw Error(row.where("bytes"), "expected a positive byte count");
+    s.num_gpus =
+        row.integer("num_gpus", s.op == OpClass::kAllreduce, s.op == OpClass::kAllreduce ? 2 : 0);
+    m.time_s = row.positive("time_us") * 1e-6;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+bool truthy(const std::string& s) {
+  return s == "True" || s == "true" || s == "1";
+}
+
+std::vector<Measurement> parse_vidur_mlp(const CsvFile& f) {
+  std::vector<Measurement> out;
+  for (const auto& r : f.rows) {
+    const Row row(f, r);
+    const std::int64_t tokens = row.integer("num_tokens", true, 1);
+    const std::int64_t p = row.integer("num_tensor_parallel_workers", true, 1);
+    const std::int64_t heads = row.integer("n_head", true, 1);
+    const std::int64_t kv_heads = row.integer("n_kv_head", true, 1);
+    const std::int64_t h = row.integer("n_embd", true, 1);
+    const std::int64_t inter = row.integer("n_expanded_embd", true, 1);
+    const bool gated = truthy(row.cell("use_gated_mlp"));
+    const std::int64_t d = h / heads;
+    const std::int64_t kv_p = kv_heads >= p ? kv_heads / p : 1;
+    auto add = [&](const std::string& op_name, KernelShape s) {
+      const std::string col = "time_stats." + op_name + ".median";
+      if (!row.has_column(col) || row.cell(col).empty()) return;
+      Measurement m;
+      m.shape = s;
+      m.shape.dtype = model::Dtype::kFp16;
+      m.time_s = row.positive(col) * 1e-3;
+      m.file = f.path;
+      m.line = row.line();
+      out.push_back(m);
+    };
+    auto gemm = [&](std::int64_t n, std::int64_t k) {
+      KernelShape s;
+      s.op = OpClass::kGemm;
+      s.m = tokens, s.n = n, s.k = k, s.batch = 1;
+      return s;
+    };
+    auto ew = [&](double elements) {
+      KernelShape s;
+      s.op = OpClass::kElementwise;
+      s.bytes = elements * 2.0;  // fp16
+      return s;
+    };
+    const double t = static_cast<double>(tokens);
+    add("attn_pre_proj", gemm((heads / p + 2 * kv_p) * d, h));
+    add("attn_post_proj", gemm(h, heads / p * d));
+    add("mlp_up_proj", gemm((gated ? 2 : 1) * (inter / p), h));
+    add("mlp_down_proj", gemm(h, inter / p));
+    add("emb", ew(2.0 * t * static_cast<double>(h)));
+    add("input_layernorm", ew(2.0 * t * static_cast<double>(h)));
+    add("post_attention_layernorm", ew(2.0 * t * static_cast<double>(h)));
+    add("attn_rope", ew(2.0 * t * static_cast<double>((heads / p + kv_p) * d)));
+    add("mlp_act", ew((gated ? 3.0 : 2.0) * t * static_cast<double>(inter / p)));
+    add("add", ew(3.0 * t * static_cast<double>(h)));
+  }
+  return out;
+}
+
+std::vector<Measurement> parse_vidur_attention(const CsvFile& f) {
+  std::vector<Measurement> out;
+  for (const auto& r : f.rows) {
+    const Row row(f, r);
+    const std::int64_t p = row.integer("num_tensor_parallel_workers", true, 1);
+    const std::int64_t heads = row.integer("n_q_head", true, 1);
+    const std::int64_t kv_heads = row.integer("n_kv_head", true, 1);
+    const std::int64_t h = row.integer("n_embd", true, 1);
+    KernelShape s;
+    s.dtype = model::Dtype::kFp16;
+    s.q_heads = heads / p;
+    s.kv_heads = kv_heads >= p ? kv_heads / p : 1;
+    s.head_dim = h / heads;
+    s.batch = row.integer("batch_size", true, 1);
+    s.kv_len = row.integer("kv_cache_size", true, 0);
+    Measurement m;
+    if (truthy(row.cell("is_prefill"))) {
+      s.op = OpClass::kAttnPrefill;
+      s.q_len = row.integer("prefill_chunk_size", true, 1);
+      m.time_s = row.positive("time_stats.attn_prefill.median") * 1e-3;
+    } else {
+      s.op = OpClass::kAttnDecode;
+      m.time_s = row.positive("time_stats.attn_decode.median") * 1e-3;
+    }
+    m.shape = s;
+    m.file = f.path;
+    m.line = row.line();
+    out.push_back(m);
+  }
+  return out;
+}
+
+std::vector<Measurement> parse_vidur_allreduce(const CsvFile& f) {
+  std::vector<Measurement> out;
+  for (const auto& r : f.rows) {
+    const Row row(f, r);
+    const std::int64_t workers = row.integer("num_workers", true, 1);
+    if (row.has_column("devices_per_node") && row.integer("devices_per_node", true, 1) != workers) {
+      continue;  // multi-node rows: not the intra-node interconnect
+    }
+    if (row.has_column("collective") && row.cell("collective") != "all_reduce") continue;
+    Measurement m;
+    m.shape.op = OpClass::kAllreduce;
+    m.shape.dtype = model::Dtype::kFp16;
+    m.shape.bytes = row.number("size", true, 1);
+    m.shape.num_gpus = workers;
+    m.time_s = row.positive("time_stats.all_reduce.median") * 1e-3;
+    m.file = f.path;
+    m.line = row.line();
+    out.push_back(m);
+  }
+  return out;
+}
+
+std::vector<Measurement> parse_vidur(const CsvFile& f) {
+  if (f.column.count("time_stats.attn_pre_proj.median") && f.column.count("num_tokens")) {
+    return parse_vidur_mlp(f);
+  }
+  if (f.column.count("is_prefill") && f.column.count("kv_cache_size"))
+    return parse_vidur_attention(f);
+  if (f.column.count("time_stats.all_reduce.median") && f.column.count("num_workers")) {
+    return parse_vidur_allreduce(f);
+  }
+  throw Error(ErrorLocation{f.path, 1, 0, ""},
+              "expected a Vidur mlp.csv, attention.csv or all_reduce.csv header "
+              "(time_stats.<op>.median columns), got none of them");
+}
+
+}  // namespace
+
+MeasurementFormat parse_measurement_format(const std::string& name) {
+  if (name == "auto") return MeasurementFormat::kAuto;
+  if (name == "kvsim") return MeasurementFormat::kKvsim;
+  if (name == "vidur") return MeasurementFormat::kVidur;
+  throw Error(ErrorLocation{"", 0, 0, "--from-format"},
+              "expected auto, kvsim or vidur, got '" + name + "'" +
+                  did_you_mean(name, {"auto", "kvsim", "vidur"}));
+}
+
+std::vector<Measurement> load_measurements(const std::string& path, MeasurementFormat format) {
+  const CsvFile f = read_csv(path);
+  if (format == MeasurementFormat::kKvsim) return parse_kvsim(f);
+  if (format == MeasurementFormat::kVidur) return parse_vidur(f);
+  if (!f.header.empty() && f.header.front() == "op") return parse_kvsim(f);
+  return parse_vidur(f);
+}
+
+std::string measurements_csv(const std::vector<Measurement>& rows) {
+  std::string out = join(kKvsimColumns, ",") + "\n";
+  auto cell = [](std::int64_t v) { return v > 0 ? std::to_string(v) : std::string(); };
+  for (const auto& m : rows) {
+    const KernelShape& s = m.shape;
+    const bool attn = s.op == OpClass::kAttnPrefill || s.op == OpClass::kAttnDecode;
+    char bytes[40] = "";
+    if (s.bytes > 0) std::snprintf(bytes, sizeof bytes, "%.17g", s.bytes);
+    char time[40];
+    std::snprintf(time, sizeof time, "%.6g", m.time_s * 1e6);
+    out += std::string(op_class_name(s.op)) + "," + std::string(model::dtype_name(s.dtype)) + "," +
+           cell(s.m) + "," + cell(s.n) + "," + cell(s.k) + "," + cell(s.batch) + "," +
+           cell(s.q_len) + "," + (attn ? std::to_string(s.kv_len) : std::string()) + "," +
+           cell(s.q_heads) + "," + cell(s.kv_heads) + "," + cell(s.head_dim) + "," + bytes + "," +
+           cell(s.num_gpus) + "," + time + "\n";
+  }
+  return out;
+}
+
+}  // namespace kvsim::cost

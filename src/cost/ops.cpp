@@ -1,0 +1,237 @@
+#include "cost/ops.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "common/error.h"
+
+namespace kvsim::cost {
+namespace {
+
+constexpr std::array<std::string_view, kNumOpClasses> kNames = {
+    "gemm", "attn_prefill", "attn_decode", "allreduce", "memcpy", "elementwise"};
+
+double safe_log10(double x) {
+  return std::log10(std::max(x, 1.0));
+}
+
+}  // namespace
+
+std::string_view op_class_name(OpClass op) {
+  return kNames[static_cast<std::size_t>(op)];
+}
+
+std::optional<OpClass> parse_op_class(std::string_view name) {
+  for (std::size_t i = 0; i < kNames.size(); ++i) {
+    if (kNames[i] == name) return static_cast<OpClass>(i);
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> op_class_names() {
+  return {kNames.begin(), kNames.end()};
+}
+
+bool has_compute_roof(OpClass op) {
+  return op == OpClass::kGemm || op == OpClass::kAttnPrefill || op == OpClass::kAttnDecode;
+}
+
+Work gemm_work(double m, double n, double k, double batch, double a_bytes, double w_bytes,
+               double c_bytes) {
+  return {2.0 * m * n * k * batch, batch * (m * k * a_bytes + k * n * w_bytes + m * n * c_bytes)};
+}
+
+Work attention_work(const AttentionGeometry& g, double q_tokens, double pairs,
+                    double kv_read_tokens, double kv_write_tokens) {
+  Work w;
+  w.flops = 2.0 * pairs * g.q_heads * (g.qk_dim + g.v_dim);
+  w.bytes = q_tokens * g.q_heads * (g.qk_dim + g.v_dim) * g.act_bytes +
+            kv_read_tokens * g.kv_read_bytes + kv_write_tokens * g.kv_write_bytes;
+  return w;
+}
+
+std::int64_t causal_pairs(std::int64_t n, std::int64_t cached, std::int64_t window) {
+  if (n <= 0) return 0;
+  // Sum of min(j, W) for j = cached + 1 .. cached + n.
+  const std::int64_t a = cached + 1;
+  const std::int64_t b = cached + n;
+  auto sum_range = [](std::int64_t lo, std::int64_t hi) {  // lo..hi inclusive, lo <= hi
+    return (lo + hi) * (hi - lo + 1) / 2;
+  };
+  if (window <= 0 || b <= window) return sum_range(a, b);
+  if (a > window) return window * n;
+  return sum_range(a, window) + window * (b - window);
+}
+
+std::int64_t keys_read(std::int64_t n, std::int64_t cached, std::int64_t window) {
+  if (n <= 0) return 0;
+  if (window <= 0) return cached + n;
+  return std::min(cached + n, window + n - 1);
+}
+
+double dtype_bytes(model::Dtype dtype) {
+  return model::bits_per_element(dtype) / 8.0;
+}
+
+double gemm_output_bytes(model::Dtype dtype) {
+  return model::bits_per_element(dtype) < 16 ? 2.0 : dtype_bytes(dtype);
+}
+
+Work kernel_work(const KernelShape& s) {
+  const double b = dtype_bytes(s.dtype);
+  const double batch = s.batch > 0 ? static_cast<double>(s.batch) : 1.0;
+  switch (s.op) {
+    case OpClass::kGemm:
+      return gemm_work(static_cast<double>(s.m), static_cast<double>(s.n), static_cast<double>(s.k),
+                       batch, b, b, gemm_output_bytes(s.dtype));
+    case OpClass::kAttnPrefill:
+    case OpClass::kAttnDecode: {
+      const std::int64_t q_len = s.op == OpClass::kAttnDecode ? 1 : s.q_len;
+      AttentionGeometry g;
+      g.q_heads = static_cast<double>(s.q_heads);
+      g.qk_dim = g.v_dim = static_cast<double>(s.head_dim);
+      g.kv_read_bytes = g.kv_write_bytes = 2.0 * static_cast<double>(s.kv_heads * s.head_dim) * b;
+      g.act_bytes = b;
+      const double pairs = static_cast<double>(causal_pairs(q_len, s.kv_len, 0));
+      const double keys = static_cast<double>(keys_read(q_len, s.kv_len, 0));
+      Work w =
+          attention_work(g, static_cast<double>(q_len), pairs, keys, static_cast<double>(q_len));
+      w.flops *= batch;
+      w.bytes *= batch;
+      return w;
+    }
+    case OpClass::kAllreduce: {
+      const double p = static_cast<double>(std::max<std::int64_t>(s.num_gpus, 1));
+      return {0.0, 2.0 * (p - 1.0) / p * s.bytes};
+    }
+    case OpClass::kMemcpy:
+      return {0.0, 2.0 * s.bytes};
+    case OpClass::kElementwise:
+      return {0.0, s.bytes};
+  }
+  return {};
+}
+
+std::optional<TableCoordinates> table_coordinates(const KernelShape& s) {
+  TableCoordinates c;
+  switch (s.op) {
+    case OpClass::kGemm:
+      c.shape = {{"n", s.n}, {"k", s.k}, {"batch", std::max<std::int64_t>(s.batch, 1)}};
+      c.x1 = static_cast<double>(s.m);
+      return c;
+    case OpClass::kAttnPrefill:
+      c.shape = {{"batch", std::max<std::int64_t>(s.batch, 1)},
+                 {"q_heads", s.q_heads},
+                 {"kv_heads", s.kv_heads},
+                 {"head_dim", s.head_dim}};
+      c.x1 = static_cast<double>(s.q_len);
+      c.x2 = static_cast<double>(s.kv_len);
+      return c;
+    case OpClass::kAttnDecode:
+      c.shape = {{"q_heads", s.q_heads}, {"kv_heads", s.kv_heads}, {"head_dim", s.head_dim}};
+      c.x1 = static_cast<double>(std::max<std::int64_t>(s.batch, 1));
+      c.x2 = static_cast<double>(s.kv_len);
+      return c;
+    case OpClass::kAllreduce:
+      c.shape = {{"num_gpus", s.num_gpus}};
+      c.x1 = s.bytes;
+      return c;
+    case OpClass::kMemcpy:
+      c.x1 = s.bytes;
+      return c;
+    case OpClass::kElementwise:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::string table_key(std::string_view op, std::string_view dtype,
+                      const std::vector<std::pair<std::string, std::int64_t>>& shape) {
+  // fp16 and bf16 kernels run at the same speed: they share tables.
+  std::string key = std::string(op) + "|" + std::string(dtype == "bf16" ? "fp16" : dtype) + "|";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) key += ",";
+    key += shape[i].first + "=" + std::to_string(shape[i].second);
+  }
+  return key;
+}
+
+model::OpClassProfile default_op_class_profile(OpClass op) {
+  model::OpClassProfile p;
+  switch (op) {
+    case OpClass::kGemm:
+      p.compute.value = 0.75, p.memory.value = 0.80, p.launch_latency_s = 4e-6;
+      break;
+    case OpClass::kAttnPrefill:
+      p.compute.value = 0.50, p.memory.value = 0.80, p.launch_latency_s = 5e-6;
+      break;
+    case OpClass::kAttnDecode:
+      p.compute.value = 0.50, p.memory.value = 0.75, p.launch_latency_s = 5e-6;
+      break;
+    case OpClass::kAllreduce:
+      p.memory.value = 0.70, p.launch_latency_s = 8e-6;
+      break;
+    case OpClass::kMemcpy:
+      p.memory.value = 0.90, p.launch_latency_s = 3e-6;
+      break;
+    case OpClass::kElementwise:
+      p.memory.value = 0.70, p.launch_latency_s = 3e-6;
+      break;
+  }
+  return p;
+}
+
+KernelTime roofline_time(const model::OpClassProfile& profile, double peak_flops, double bandwidth,
+                         double extra_latency_s, const Work& work) {
+  KernelTime t;
+  if (work.flops > 0 && peak_flops > 0) {
+    t.compute_s = work.flops / (peak_flops * profile.compute.at(safe_log10(work.flops)));
+  }
+  if (work.bytes > 0 && bandwidth > 0) {
+    t.memory_s = work.bytes / (bandwidth * profile.memory.at(safe_log10(work.bytes)));
+  }
+  t.time_s = std::max(t.compute_s, t.memory_s) + profile.launch_latency_s + extra_latency_s;
+  return t;
+}
+
+Roof roof_for(const model::HardwareSpec& hardware, OpClass op, model::Dtype dtype,
+              std::int64_t num_gpus) {
+  Roof r;
+  switch (op) {
+    case OpClass::kGemm:
+    case OpClass::kAttnPrefill:
+    case OpClass::kAttnDecode: {
+      const auto peak = hardware.peak_flops_for(dtype);
+      if (!peak) {
+        throw Error(ErrorLocation{hardware.name, 0, 0, "peak_flops"},
+                    "expected a peak FLOP/s for " + std::string(model::dtype_name(dtype)) +
+                        " (or a wider type), got none");
+      }
+      r.peak_flops = *peak;
+      r.bandwidth = hardware.memory_bandwidth;
+      break;
+    }
+    case OpClass::kAllreduce:
+      r.bandwidth = hardware.interconnect_bandwidth;
+      r.extra_latency_s = 2.0 * static_cast<double>(std::max<std::int64_t>(num_gpus - 1, 0)) *
+                          hardware.interconnect_latency_s;
+      if (num_gpus > 1 && !(r.bandwidth > 0)) {
+        throw Error(ErrorLocation{hardware.name, 0, 0, "interconnect_bandwidth"},
+                    "expected a positive interconnect bandwidth for a " + std::to_string(num_gpus) +
+                        "-GPU all-reduce");
+      }
+      break;
+    case OpClass::kMemcpy:
+    case OpClass::kElementwise:
+      r.bandwidth = hardware.memory_bandwidth;
+      break;
+  }
+  if (op != OpClass::kAllreduce && !(r.bandwidth > 0)) {
+    throw Error(ErrorLocation{hardware.name, 0, 0, "memory_bandwidth"},
+                "expected a positive HBM bandwidth");
+  }
+  return r;
+}
+
+}  // namespace kvsim::cost

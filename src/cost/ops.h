@@ -1,0 +1,139 @@
+#pragma once
+// Op classes, the FLOPs and bytes of one kernel, and the roofline time of a kernel under a fitted
+// op-class profile. Shared by the step-cost model and the calibration fit, so that a fitted
+// efficiency means the same thing in both.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "model/cost_profile.h"
+#include "model/dtype.h"
+#include "model/hardware_spec.h"
+
+namespace kvsim::cost {
+
+// Kernel families with their own efficiencies. Measurement rows and profile sections use the
+// names below.
+enum class OpClass : std::uint8_t {
+  kGemm,         // dense matrix multiply (projections, MLP, experts, LM head)
+  kAttnPrefill,  // causal attention of new prompt tokens over cached + new keys
+  kAttnDecode,   // one query token per sequence over its cached keys (paged)
+  kAllreduce,    // tensor-parallel all-reduce over the GPU interconnect (ring)
+  kMemcpy,       // device-to-device copy (the bandwidth kernel)
+  kElementwise,  // norms, residual adds, rotary embedding, activations, embedding gather
+};
+inline constexpr int kNumOpClasses = 6;
+
+// "gemm", "attn_prefill", "attn_decode", "allreduce", "memcpy", "elementwise".
+std::string_view op_class_name(OpClass op);
+std::optional<OpClass> parse_op_class(std::string_view name);
+std::vector<std::string> op_class_names();
+// True for classes with a compute roof (gemm and attention); the others are bandwidth-only.
+bool has_compute_roof(OpClass op);
+
+// FLOPs and bytes of one kernel. `bytes` is HBM traffic, except for allreduce where it is the
+// ring's bytes over the link per GPU: 2 (p - 1) / p × message bytes.
+struct Work {
+  double flops = 0;
+  double bytes = 0;
+};
+
+// C[m×n] = A[m×k] · W[k×n], `batch` independent times. Element sizes in bytes.
+Work gemm_work(double m, double n, double k, double batch, double a_bytes, double w_bytes,
+               double c_bytes);
+
+// Per-GPU attention geometry of one layer.
+struct AttentionGeometry {
+  double q_heads = 0;         // query heads on this GPU
+  double qk_dim = 0;          // Q·K dot-product length per head
+  double v_dim = 0;           // V (and output) width per head
+  double kv_read_bytes = 0;   // bytes read per cached key token (all KV heads on this GPU)
+  double kv_write_bytes = 0;  // bytes written to the cache per new token
+  double act_bytes = 2;       // element size of Q and O
+};
+
+// Attention over aggregates of a batch: `q_tokens` query rows, `pairs` (query, key) dot products,
+// `kv_read_tokens` distinct cached key tokens read, `kv_write_tokens` new tokens written.
+// FLOPs = 2 × pairs × q_heads × (qk_dim + v_dim); bytes = Q and O rows + keys read + keys written.
+Work attention_work(const AttentionGeometry& g, double q_tokens, double pairs,
+                    double kv_read_tokens, double kv_write_tokens);
+
+// Causal (query, key) pairs of a chunk of `n` new tokens after `cached` ones: query i (0-based)
+// sees min(cached + i + 1, window) keys (window 0 = unlimited). Exact integer.
+std::int64_t causal_pairs(std::int64_t n, std::int64_t cached, std::int64_t window);
+// Distinct keys such a chunk reads: cached + n, or min(cached + n, window + n - 1) with a window.
+std::int64_t keys_read(std::int64_t n, std::int64_t cached, std::int64_t window);
+
+// One timed kernel as a measurement row gives it (per-GPU dimensions; 0 = the cell is empty).
+//   gemm:         m, n, k, batch (0 = 1)
+//   attn_prefill: batch sequences, each q_len new tokens after kv_len cached; q/kv heads, head_dim
+//   attn_decode:  batch sequences, each with kv_len cached tokens; q/kv heads, head_dim
+//   allreduce:    bytes (message size), num_gpus
+//   memcpy:       bytes copied (HBM traffic is twice that)
+//   elementwise:  bytes of HBM traffic
+struct KernelShape {
+  OpClass op = OpClass::kGemm;
+  model::Dtype dtype = model::Dtype::kFp16;
+  std::int64_t m = 0, n = 0, k = 0, batch = 0;
+  std::int64_t q_len = 0, kv_len = 0, q_heads = 0, kv_heads = 0, head_dim = 0;
+  double bytes = 0;
+  std::int64_t num_gpus = 0;
+};
+
+// Element size in bytes (0.5 for int4).
+double dtype_bytes(model::Dtype dtype);
+// Output element size of a GEMM whose inputs are `dtype`: 8- and 4-bit GEMMs write 16-bit.
+double gemm_output_bytes(model::Dtype dtype);
+
+// FLOPs and bytes of a measured kernel (the same formulas the step-cost model uses).
+Work kernel_work(const KernelShape& shape);
+
+// Fixed dimensions of a kernel shape's measured-table family, and its interpolation coordinates
+// (x1 = the token dimension; x2 = 0 when the family is one-dimensional). nullopt: the class keeps
+// no tables (elementwise).
+struct TableCoordinates {
+  std::vector<std::pair<std::string, std::int64_t>> shape;
+  double x1 = 0;
+  double x2 = 0;
+};
+std::optional<TableCoordinates> table_coordinates(const KernelShape& shape);
+
+// One canonical text key for a table family: "gemm|fp16|n=2560,k=8192,batch=1". bf16 and fp16
+// share a key (the two run at the same speed).
+std::string table_key(std::string_view op, std::string_view dtype,
+                      const std::vector<std::pair<std::string, std::int64_t>>& shape);
+
+// Efficiencies used for an op class the profile does not list (documented defaults: a profile
+// without a class is a datasheet guess for it). Compute/memory efficiency and launch latency:
+//   gemm 0.75/0.80/4 us, attn_prefill 0.50/0.80/5 us, attn_decode 0.50/0.75/5 us,
+//   allreduce -/0.70/8 us, memcpy -/0.90/3 us, elementwise -/0.70/3 us.
+model::OpClassProfile default_op_class_profile(OpClass op);
+
+// Roofline of one kernel: max(flops / (peak × η_c(log10 flops)), bytes / (bandwidth ×
+// η_m(log10 bytes))) + launch latency + extra_latency_s. Zero flops or bytes contribute nothing.
+struct KernelTime {
+  double time_s = 0;
+  double compute_s = 0;  // the compute side of the max
+  double memory_s = 0;   // the memory side of the max
+  bool compute_bound() const { return compute_s > memory_s; }
+};
+KernelTime roofline_time(const model::OpClassProfile& profile, double peak_flops, double bandwidth,
+                         double extra_latency_s, const Work& work);
+
+// The peak, bandwidth and extra latency a class of kernels runs against on `hardware`:
+// gemm/attention use peak_flops_for(dtype) and HBM bandwidth; allreduce the interconnect
+// (extra latency 2 (p - 1) hops); memcpy/elementwise HBM bandwidth. Throws kvsim::Error when the
+// hardware lacks the number needed.
+struct Roof {
+  double peak_flops = 0;
+  double bandwidth = 0;
+  double extra_latency_s = 0;
+};
+Roof roof_for(const model::HardwareSpec& hardware, OpClass op, model::Dtype dtype,
+              std::int64_t num_gpus);
+
+}  // namespace kvsim::cost

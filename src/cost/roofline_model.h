@@ -1,0 +1,78 @@
+#pragma once
+// The roofline step-cost model (DESIGN "Cost model").
+//
+// For one engine step the model sums, over every decoder layer, the kernels of that layer for
+// the step's batch — QKV projection (for MLA the q/kv low-rank projections), attention prefill
+// (causal pairs over cached + new keys; window layers capped), attention decode (every
+// sequence's cached KV, read once per KV head shared by its query-head group; the latent for
+// MLA, read by all heads; window layers capped), O projection, dense MLP or MoE (router, the
+// experts the batch's tokens actually touch under top-k routing — E·(1 − (1 − k/E)^T) distinct
+// experts for T tokens — and shared experts), norms/rope/activation/residual kernels, and the
+// tensor-parallel all-reduces (ring: 2 (p − 1)/p × bytes over the link, plus 2 (p − 1) hop
+// latencies) — plus the embedding gather, the LM head for the sampled rows and the per-step CPU
+// overhead. Each kernel costs max(FLOPs / (peak × η_c), bytes / (bandwidth × η_m)) + launch
+// latency with η from the hardware's cost profile, or its measured table where one covers the
+// exact shape family and the point lies inside the measured range.
+//
+// Tensor parallelism splits query heads, KV heads (replicated once p exceeds them), the MLP
+// and expert intermediate widths, and the vocabulary; MLA latents and the q/kv down-projections
+// are replicated. Hybrid models follow their block kinds: attention-only and MLP-only blocks
+// have one sublayer (one norm, one all-reduce); Mamba-2 blocks cost their in/out projections,
+// the convolution/scan traffic over the inner width and the per-sequence state read and written
+// once per step (op "ssm"). MoE layers are those MoeSpec::is_moe_layer names; routed experts in
+// their own dtype (MXFP4) are read at that width plus their scales.
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cost/cost_model.h"
+
+namespace kvsim::cost {
+
+struct ResolvedDtypes {
+  model::Dtype weight = model::Dtype::kBf16;
+  model::Dtype activation = model::Dtype::kBf16;
+  model::Dtype kv = model::Dtype::kBf16;
+  model::Dtype gemm_compute = model::Dtype::kBf16;  // fp8 for W8A8, else the activation dtype
+};
+
+class RooflineCostModel final : public CostModel {
+ public:
+  // Precomputes every per-layer constant. Throws kvsim::Error when the deployment cannot be
+  // costed: tensor_parallel_size < 1 or not dividing the query heads (or the KV heads, or being
+  // divided by them), a missing peak FLOP/s, HBM, PCIe or (for p > 1) interconnect bandwidth.
+  RooflineCostModel(const model::ModelSpec& model, const model::HardwareSpec& hardware,
+                    const CostOptions& options);
+  ~RooflineCostModel() override;
+
+  TimeNs step_time(const StepBatch& batch) const override;
+  StepCost breakdown(const StepBatch& batch) const override;
+  // bytes / PCIe bandwidth (one direction).
+  TimeNs swap_time(Bytes bytes) const override;
+
+  const ResolvedDtypes& dtypes() const;
+  std::int64_t tensor_parallel_size() const;
+  double step_overhead_s() const;
+  // Op classes costed with default_op_class_profile() because the hardware profile lacks them.
+  const std::vector<std::string>& defaulted_classes() const;
+  // Number of measured tables that cover some kernel family of this model.
+  std::size_t num_tables_used() const;
+
+  // The kernel shape families this deployment runs (per GPU): GEMMs as {n, k, batch} (weights in
+  // the compute dtype only) and GQA/MHA attention as {q_heads, kv_heads, head_dim}; sorted, no
+  // repeats. What `kvsim calibrate --device` measures for a model.
+  struct KernelFamilies {
+    std::vector<std::array<std::int64_t, 3>> gemms;
+    std::vector<std::array<std::int64_t, 3>> attention;
+  };
+  KernelFamilies kernel_families() const;
+
+  struct Plan;  // the precomputed constants (roofline_model.cpp)
+
+ private:
+  std::unique_ptr<const Plan> plan_;
+};
+
+}  // namespace kvsim::cost

@@ -1,0 +1,239 @@
+#include "model/weights.h"
+
+#include <functional>
+
+#include "common/assert.h"
+#include "model/kv_math.h"
+
+namespace kvsim::model {
+namespace {
+
+enum class Part {
+  kEmbedding,
+  kAttention,
+  kMlp,
+  kRoutedExperts,
+  kSharedExperts,
+  kRouter,
+  kSsm,
+  kNorms,
+  kLmHead
+};
+
+// One weight tensor: its elements in the whole model, the elements one rank holds, and how it is
+// stored.
+struct Tensor {
+  Part part;
+  std::uint64_t elements = 0;
+  std::uint64_t elements_per_rank = 0;
+  Dtype dtype = Dtype::kBf16;
+  std::int64_t scale_group_size = 0;  // one 8-bit scale per this many elements; 0 = none
+};
+
+std::uint64_t u64(std::int64_t v) {
+  KVSIM_ASSERT(v >= 0, "negative size in weights math");
+  return static_cast<std::uint64_t>(v);
+}
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
+  return (a + b - 1) / b;
+}
+
+// Calls `emit` for every weight tensor of the model as sharded over `tp` ranks.
+void for_each_tensor(const ModelSpec& m, std::int64_t tp,
+                     const std::function<void(const Tensor&)>& emit) {
+  KVSIM_ASSERT(tp >= 1, "weights: tp < 1");
+  const std::uint64_t t = u64(tp);
+  const Dtype wd = m.weight_dtype;
+  const std::uint64_t h = u64(m.hidden_size);
+  auto sharded = [&](Part part, std::uint64_t elements) {
+    emit({part, elements, ceil_div(elements, t), wd, 0});
+  };
+  auto replicated = [&](Part part, std::uint64_t elements) {
+    emit({part, elements, elements, wd, 0});
+  };
+  auto norm = [&](Part part, std::uint64_t width) {
+    replicated(part, width * (m.layernorm_bias ? 2 : 1));
+  };
+
+  // Embeddings (vocabulary-parallel) and learned positions (replicated).
+  sharded(Part::kEmbedding, u64(m.vocab_size) * h);
+  if (m.learned_positions) replicated(Part::kEmbedding, u64(m.max_context) * h);
+
+  const AttentionSpec& a = m.attention;
+  for (std::int64_t layer = 0; layer < m.num_layers; ++layer) {
+    const BlockKind block = m.block_kind(layer);
+    const LayerKind kind = m.layer_kinds[static_cast<std::size_t>(layer)];
+    const bool has_attention =
+        block == BlockKind::kAttentionMlp || block == BlockKind::kAttentionOnly;
+    const bool has_mlp = block == BlockKind::kAttentionMlp || block == BlockKind::kMlpOnly;
+
+    // Norms: norms_per_layer for an ordinary block, one for a hybrid model's single-op block.
+    const std::int64_t norms = block == BlockKind::kAttentionMlp ? m.norms_per_layer : 1;
+    for (std::int64_t i = 0; i < norms; ++i) norm(Part::kNorms, h);
+
+    if (has_attention && a.kind == AttentionKind::kMla) {
+      const MlaSpec& mla = a.mla;
+      const std::uint64_t qh = u64(a.num_q_heads);
+      const std::uint64_t qk = u64(mla.qk_nope_head_dim + mla.qk_rope_head_dim);
+      if (mla.q_lora_rank > 0) {
+        replicated(Part::kAttention, h * u64(mla.q_lora_rank));     // q_a_proj
+        replicated(Part::kAttention, u64(mla.q_lora_rank));         // q_a_layernorm
+        sharded(Part::kAttention, u64(mla.q_lora_rank) * qh * qk);  // q_b_proj
+      } else {
+        sharded(Part::kAttention, h * qh * qk);  // q_proj
+      }
+      replicated(Part::kAttention, h * u64(mla.kv_lora_rank + mla.qk_rope_head_dim));  // kv_a_proj
+      replicated(Part::kAttention, u64(mla.kv_lora_rank));  // kv_a_layernorm
+      sharded(Part::kAttention,
+              u64(mla.kv_lora_rank) * qh * u64(mla.qk_nope_head_dim + mla.v_head_dim));
+      sharded(Part::kAttention, qh * u64(mla.v_head_dim) * h);  // o_proj
+    } else if (has_attention) {
+      std::int64_t kv_heads = a.num_kv_heads;
+      std::int64_t k_dim = a.head_dim;
+      std::int64_t v_dim = a.v_head_dim > 0 ? a.v_head_dim : a.head_dim;
+      bool has_v = true;
+      if (kind == LayerKind::kFullAttention) {
+        if (a.full_layer_num_kv_heads > 0) kv_heads = a.full_layer_num_kv_heads;
+        if (a.full_layer_head_dim > 0) k_dim = v_dim = a.full_layer_head_dim;
+        has_v = !a.k_eq_v;
+      }
+      const std::uint64_t q_width = u64(a.num_q_heads * k_dim);
+      const std::uint64_t o_width = u64(a.num_q_heads * v_dim);
+      const std::uint64_t kv_rank_heads = u64(kv_heads_per_rank(kv_heads, tp));
+      auto kv_tensor = [&](std::uint64_t dim) {
+        emit({Part::kAttention, h * u64(kv_heads) * dim, h * kv_rank_heads * dim, wd, 0});
+        if (m.attention_bias) {
+          emit({Part::kAttention, u64(kv_heads) * dim, kv_rank_heads * dim, wd, 0});
+        }
+      };
+      sharded(Part::kAttention, h * q_width);
+      if (m.attention_bias) sharded(Part::kAttention, q_width);
+      kv_tensor(u64(k_dim));
+      if (has_v) kv_tensor(u64(v_dim));
+      sharded(Part::kAttention, o_width * h);
+      if (m.attention_bias) replicated(Part::kAttention, h);
+      if (m.qk_norm) {
+        replicated(Part::kAttention, u64(k_dim));
+        replicated(Part::kAttention, u64(k_dim));
+      }
+    }
+
+    if (block == BlockKind::kMamba) {
+      const SsmSpec& s = m.ssm;
+      const std::uint64_t inner = u64(s.num_heads * s.head_dim);
+      const std::uint64_t bc = 2 * u64(s.num_groups * s.state_size);
+      const std::uint64_t heads = u64(s.num_heads);
+      sharded(Part::kSsm, h * (2 * inner + bc + heads));       // in_proj
+      sharded(Part::kSsm, (inner + bc) * u64(s.conv_kernel));  // conv1d weight
+      if (s.conv_bias) sharded(Part::kSsm, inner + bc);        // conv1d bias
+      sharded(Part::kSsm, 3 * heads);                          // dt_bias, A_log, D
+      sharded(Part::kSsm, inner);                              // gated norm
+      sharded(Part::kSsm, inner * h);                          // out_proj
+    }
+
+    if (has_mlp) {
+      const std::uint64_t mats = m.gated_mlp ? 3 : 2;
+      const std::uint64_t up_mats = m.gated_mlp ? 2 : 1;
+      if (m.moe.is_moe_layer(layer)) {
+        const MoeSpec& e = m.moe;
+        const std::uint64_t ei = u64(e.expert_intermediate_size);
+        const std::uint64_t ne = u64(e.num_experts);
+        if (e.has_expert_dtype) {
+          emit({Part::kRoutedExperts, ne * mats * h * ei, ceil_div(ne * mats * h * ei, t),
+                e.expert_dtype, e.expert_scale_group_size});
+        } else {
+          sharded(Part::kRoutedExperts, ne * mats * h * ei);
+        }
+        if (m.mlp_bias) {
+          sharded(Part::kRoutedExperts, ne * up_mats * ei);
+          replicated(Part::kRoutedExperts, ne * h);
+        }
+        replicated(Part::kRouter, h * ne);
+        if (m.mlp_bias) replicated(Part::kRouter, ne);
+        if (e.num_shared_experts > 0) {
+          const std::uint64_t si =
+              u64(e.shared_expert_intermediate_size > 0 ? e.shared_expert_intermediate_size
+                                                        : e.expert_intermediate_size);
+          sharded(Part::kSharedExperts, u64(e.num_shared_experts) * mats * h * si);
+        }
+      } else {
+        const std::uint64_t inter = u64(m.intermediate_size);
+        sharded(Part::kMlp, mats * h * inter);
+        if (m.mlp_bias) {
+          sharded(Part::kMlp, up_mats * inter);
+          replicated(Part::kMlp, h);
+        }
+      }
+    }
+  }
+
+  norm(Part::kNorms, h);  // final norm
+  if (!m.tie_word_embeddings) sharded(Part::kLmHead, u64(m.vocab_size) * h);
+}
+
+Bytes tensor_bytes(const Tensor& t, bool per_rank) {
+  const std::uint64_t n = per_rank ? t.elements_per_rank : t.elements;
+  Bytes bytes = bytes_for_elements(n, t.dtype);
+  if (t.scale_group_size > 0) bytes += ceil_div(n, u64(t.scale_group_size));  // 8-bit scales
+  return bytes;
+}
+
+}  // namespace
+
+std::uint64_t ParameterCounts::active(const ModelSpec& model) const {
+  std::uint64_t routed = 0;
+  if (model.moe.enabled()) {
+    routed = routed_experts / static_cast<std::uint64_t>(model.moe.num_experts) *
+             static_cast<std::uint64_t>(model.moe.experts_per_token);
+  }
+  return total() - routed_experts + routed;
+}
+
+ParameterCounts parameter_counts(const ModelSpec& model) {
+  ParameterCounts c;
+  for_each_tensor(model, 1, [&](const Tensor& t) {
+    switch (t.part) {
+      case Part::kEmbedding:
+        c.embedding += t.elements;
+        break;
+      case Part::kAttention:
+        c.attention += t.elements;
+        break;
+      case Part::kMlp:
+        c.mlp += t.elements;
+        break;
+      case Part::kRoutedExperts:
+        c.routed_experts += t.elements;
+        break;
+      case Part::kSharedExperts:
+        c.shared_experts += t.elements;
+        break;
+      case Part::kRouter:
+        c.router += t.elements;
+        break;
+      case Part::kSsm:
+        c.ssm += t.elements;
+        break;
+      case Part::kNorms:
+        c.norms += t.elements;
+        break;
+      case Part::kLmHead:
+        c.lm_head += t.elements;
+        break;
+    }
+  });
+  return c;
+}
+
+Bytes weights_bytes(const ModelSpec& model) {
+  return weights_bytes_per_gpu(model, 1);
+}
+
+Bytes weights_bytes_per_gpu(const ModelSpec& model, std::int64_t tp) {
+  Bytes total = 0;
+  for_each_tensor(model, tp, [&](const Tensor& t) { total += tensor_bytes(t, true); });
+  return total;
+}
+
+}  // namespace kvsim::model

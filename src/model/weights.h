@@ -1,0 +1,56 @@
+#pragma once
+// Parameter counts and weight bytes from a model's architecture, whole and per tensor-parallel
+// rank. Counts are exact for the architecture as described by ModelSpec; the tests check them
+// against published parameter counts (Llama-2-7B 6,738,415,616; Llama-3-70B ≈ 70.55 B; ...).
+//
+// What is counted: token embeddings (vocab × hidden), learned position embeddings
+// (max_context × hidden), per layer the attention projections (Q, K, V, O, or MLA's q/kv
+// down- and up-projections and latent norm, with biases when attention_bias), Q/K norms, the MLP
+// (gate+up+down when gated, up+down otherwise, biases when mlp_bias) or the MoE (routed experts,
+// shared experts, router), Mamba-2 mixers, the layer norms (norms_per_layer, ×2 with
+// layernorm_bias), the final norm, and the LM head unless tied to the embeddings.
+//
+// Tensor-parallel sharding (vLLM's layout): column/row-parallel matrices (Q, K, V, O, MLP,
+// experts, MLA up-projections, Mamba in/out projections) and the vocabulary (embeddings, LM head)
+// are split over the ranks, each shard rounded up; K/V projections keep a whole head per rank
+// when tp > kv_heads (replicated); norms, routers, MLA down-projections, learned positions and
+// row-parallel biases are replicated on every rank.
+
+#include <cstdint>
+
+#include "common/units.h"
+#include "model/model_spec.h"
+
+namespace kvsim::model {
+
+// Parameter counts by part (whole model).
+struct ParameterCounts {
+  std::uint64_t embedding = 0;       // token (and learned position) embeddings
+  std::uint64_t attention = 0;       // projections, biases, Q/K norms, MLA latent norms
+  std::uint64_t mlp = 0;             // dense MLPs (incl. the dense layers of MoE models)
+  std::uint64_t routed_experts = 0;  // all routed experts of all MoE layers
+  std::uint64_t shared_experts = 0;
+  std::uint64_t router = 0;
+  std::uint64_t ssm = 0;      // Mamba-2 mixers
+  std::uint64_t norms = 0;    // layer norms and the final norm
+  std::uint64_t lm_head = 0;  // 0 when tied
+
+  std::uint64_t total() const {
+    return embedding + attention + mlp + routed_experts + shared_experts + router + ssm + norms +
+           lm_head;
+  }
+  // Parameters one token touches: routed experts counted experts_per_token / num_experts.
+  std::uint64_t active(const ModelSpec& model) const;
+};
+
+ParameterCounts parameter_counts(const ModelSpec& model);
+
+// Bytes of all weights: every parameter in weight_dtype, except routed experts in
+// moe.expert_dtype (plus its scales) when moe.has_expert_dtype. Each tensor rounded up to a byte.
+Bytes weights_bytes(const ModelSpec& model);
+
+// Bytes of the weights one tensor-parallel rank holds (see the sharding rule above). Requires
+// tp >= 1; tp == 1 gives weights_bytes(model).
+Bytes weights_bytes_per_gpu(const ModelSpec& model, std::int64_t tp);
+
+}  // namespace kvsim::model

@@ -1,0 +1,131 @@
+#include "report/spec_json.h"
+
+#include "model/weights.h"
+
+namespace kvsim::report {
+
+Json model_json(const model::ModelSpec& m) {
+  Json j;
+  j["name"] = m.name;
+  j["display_name"] = m.display_name;
+  j["family"] = m.family;
+  j["source"] = m.source;
+  j["num_layers"] = m.num_layers;
+  j["hidden_size"] = m.hidden_size;
+  j["intermediate_size"] = m.intermediate_size;
+  j["vocab_size"] = m.vocab_size;
+  j["max_context"] = m.max_context;
+  j["weight_dtype"] = std::string(model::dtype_name(m.weight_dtype));
+
+  const model::AttentionSpec& a = m.attention;
+  Json att;
+  att["kind"] = std::string(model::attention_kind_name(a.kind));
+  att["num_q_heads"] = a.num_q_heads;
+  att["num_kv_heads"] = a.num_kv_heads;
+  att["head_dim"] = a.head_dim;
+  att["v_head_dim"] = a.v_head_dim > 0 ? a.v_head_dim : a.head_dim;
+  att["sliding_window"] = a.sliding_window;
+  if (a.kind == model::AttentionKind::kMla) {
+    att["mla"] = {{"kv_lora_rank", a.mla.kv_lora_rank},
+                  {"qk_rope_head_dim", a.mla.qk_rope_head_dim},
+                  {"qk_nope_head_dim", a.mla.qk_nope_head_dim},
+                  {"v_head_dim", a.mla.v_head_dim},
+                  {"q_lora_rank", a.mla.q_lora_rank}};
+  }
+  if (a.full_layer_num_kv_heads > 0 || a.full_layer_head_dim > 0 || a.k_eq_v) {
+    att["full_layer_num_kv_heads"] =
+        a.full_layer_num_kv_heads > 0 ? a.full_layer_num_kv_heads : a.num_kv_heads;
+    att["full_layer_head_dim"] = a.full_layer_head_dim > 0 ? a.full_layer_head_dim : a.head_dim;
+    att["k_eq_v"] = a.k_eq_v;
+  }
+  j["attention"] = att;
+
+  j["layer_kinds"] = {{"full", m.num_layers_of(model::LayerKind::kFullAttention)},
+                      {"sliding", m.num_layers_of(model::LayerKind::kSlidingWindow)},
+                      {"none", m.num_layers_of(model::LayerKind::kNoKvCache)}};
+  bool uniform = true;
+  for (auto k : m.layer_kinds) uniform = uniform && k == m.layer_kinds.front();
+  if (!uniform) {
+    Json pattern = Json::array();
+    for (auto k : m.layer_kinds) pattern.push_back(std::string(model::layer_kind_name(k)));
+    j["layer_pattern"] = pattern;
+  }
+  if (m.moe.enabled()) {
+    const model::MoeSpec& e = m.moe;
+    Json moe{{"num_experts", e.num_experts},
+             {"experts_per_token", e.experts_per_token},
+             {"expert_intermediate_size", e.expert_intermediate_size},
+             {"num_shared_experts", e.num_shared_experts},
+             {"shared_expert_intermediate_size", e.shared_expert_intermediate_size > 0
+                                                     ? e.shared_expert_intermediate_size
+                                                     : e.expert_intermediate_size},
+             {"first_dense_layers", e.first_dense_layers},
+             {"layer_interval", e.moe_layer_interval}};
+    if (e.has_expert_dtype) {
+      moe["expert_dtype"] = std::string(model::dtype_name(e.expert_dtype));
+      moe["expert_scale_group_size"] = e.expert_scale_group_size;
+    }
+    j["moe"] = moe;
+  }
+  if (m.ssm.enabled()) {
+    j["ssm"] = {{"num_heads", m.ssm.num_heads},
+                {"head_dim", m.ssm.head_dim},
+                {"state_size", m.ssm.state_size},
+                {"num_groups", m.ssm.num_groups},
+                {"conv_kernel", m.ssm.conv_kernel},
+                {"num_layers", [&] {
+                   std::int64_t n = 0;
+                   for (auto b : m.block_kinds) n += b == model::BlockKind::kMamba ? 1 : 0;
+                   return n;
+                 }()}};
+  }
+  j["gated_mlp"] = m.gated_mlp;
+  j["tie_word_embeddings"] = m.tie_word_embeddings;
+  const model::ParameterCounts counts = model::parameter_counts(m);
+  j["num_parameters"] = counts.total();
+  j["num_active_parameters"] = counts.active(m);
+  j["weights_bytes"] = model::weights_bytes(m);
+  return j;
+}
+
+Json hardware_json(const model::HardwareSpec& hw) {
+  Json j;
+  j["name"] = hw.name;
+  j["display_name"] = hw.display_name;
+  j["vendor"] = hw.vendor;
+  j["source"] = hw.source;
+  j["memory_bytes"] = hw.memory_bytes;
+  j["memory_bandwidth_bytes_per_s"] = hw.memory_bandwidth;
+  Json peaks = Json::object();
+  for (const auto& [dtype, flops] : hw.peak_flops)
+    peaks[std::string(model::dtype_name(dtype))] = flops;
+  j["peak_flops"] = peaks;
+  j["interconnect_bandwidth_bytes_per_s"] = hw.interconnect_bandwidth;
+  j["interconnect_latency_s"] = hw.interconnect_latency_s;
+  j["pcie_bandwidth_bytes_per_s"] = hw.pcie_bandwidth;
+  j["gpus_per_node"] = hw.gpus_per_node;
+  j["price_per_hour"] = hw.price_per_hour;
+  const auto& p = hw.cost.provenance;
+  j["cost_model_provenance"] = {{"kind", p.kind},
+                                {"device", p.device},
+                                {"driver", p.driver},
+                                {"date", p.date},
+                                {"kvsim_version", p.kvsim_version},
+                                {"source", p.source}};
+  return j;
+}
+
+Json serving_json(const ServingMemoryInputs& s) {
+  Json j;
+  j["tensor_parallel_size"] = s.tensor_parallel_size;
+  j["gpu_memory_utilization"] = s.gpu_memory_utilization;
+  j["block_size"] = s.block_size;
+  j["max_model_len"] = s.max_model_len;
+  j["kv_cache_dtype"] = s.kv_cache_dtype;
+  j["kv_format"] = {{"dtype", std::string(model::dtype_name(s.kv_format.dtype))},
+                    {"scale_group_size", s.kv_format.scale_group_size},
+                    {"scale_dtype", std::string(model::dtype_name(s.kv_format.scale_dtype))}};
+  return j;
+}
+
+}  // namespace kvsim::report

@@ -1,0 +1,85 @@
+#include <catch2/catch.hpp>
+
+#include "common/error.h"
+#include "config/cost_profile_yaml.h"
+#include "config/yaml_reader.h"
+
+using namespace kvsim;
+
+namespace {
+
+model::CostProfile parse(const std::string& text) {
+  const YAML::Node root = config::load_yaml_text(text, "gpu.yaml");
+  config::MapReader r(root, "gpu.yaml");
+  config::MapReader section = r.get_map("cost_model");
+  return config::parse_cost_profile(section);
+}
+
+}  // namespace
+
+TEST_CASE("cost_model section: curves, tables and provenance round-trip", "[config][cost]") {
+  model::CostProfile p;
+  p.provenance.kind = "calibrated";
+  p.provenance.device = "NVIDIA H200";
+  p.provenance.date = "2026-11-29";
+  p.step_overhead_s = 0.0015;
+  model::OpClassProfile g;
+  g.compute.knots_x = {8, 10, 12};
+  g.compute.knots_y = {0.2, 0.6, 0.8};
+  g.memory.value = 0.85;
+  g.launch_latency_s = 4.5e-6;
+  p.op_classes["gemm"] = g;
+  model::MeasuredTable t;
+  t.op = "attn_decode";
+  t.dtype = "fp16";
+  t.shape = {{"q_heads", 16}, {"kv_heads", 2}, {"head_dim", 128}};
+  t.points = {{1, 0, 12.5e-6}, {64, 0, 20e-6}, {1, 4096, 30e-6}, {67108864, 4096, 1.5e-3}};
+  p.tables.push_back(t);
+  const std::string yaml = "name: x\ncost_model:\n" + config::emit_cost_profile_yaml(p, 2);
+  const auto q = parse(yaml);
+  CHECK(q.provenance.device == "NVIDIA H200");
+  CHECK(q.step_overhead_s == Approx(0.0015));
+  CHECK(q.op_classes.at("gemm").compute.knots_y == std::vector<double>{0.2, 0.6, 0.8});
+  CHECK(q.op_classes.at("gemm").launch_latency_s == Approx(4.5e-6));
+  REQUIRE(q.tables.size() == 1);
+  CHECK(q.tables[0].shape == t.shape);
+  REQUIRE(q.tables[0].points.size() == 4);
+  CHECK(q.tables[0].points[3].x1 == 67108864);  // coordinates are exact
+  CHECK(q.tables[0].points[3].time_s == Approx(1.5e-3));
+  CHECK(config::emit_cost_profile_yaml(q, 2) == config::emit_cost_profile_yaml(p, 2));
+}
+
+TEST_CASE("cost_model section: bad tables are located errors", "[config][cost]") {
+  const std::string head =
+      "cost_model:\n  tables:\n    - op: gemm\n      dtype: bf16\n      shape: {n: 1, k: 2, batch: "
+      "1}\n";
+  CHECK_THROWS_WITH(parse(head + "      points: [[1, 0, 5], [1, 0, 6]]\n"),
+                    Catch::Contains("gpu.yaml:6") && Catch::Contains("sorted"));
+  CHECK_THROWS_WITH(parse(head + "      points: [[1, 0, -5]]\n"), Catch::Contains("positive time"));
+  CHECK_THROWS_WITH(parse(head + "      points: [[1, 0]]\n"), Catch::Contains("[x1, x2, time_us]"));
+  CHECK_THROWS_WITH(
+      parse(
+          "cost_model:\n  tables:\n    - op: gemn\n      dtype: bf16\n      points: [[1, 0, 1]]\n"),
+      Catch::Contains("tables[0].op"));
+  CHECK_THROWS_WITH(
+      parse("cost_model:\n  op_classes:\n    gemm: {compute: {log10_x: [1, 2], y: [0.5, x]}}\n"),
+      Catch::Contains("expected a number"));
+  // Absent step_overhead_us keeps the documented default.
+  CHECK(parse("cost_model:\n  op_classes: {}\n").step_overhead_s ==
+        model::CostProfile{}.step_overhead_s);
+}
+
+TEST_CASE("replace_cost_model_section keeps everything else", "[config][cost]") {
+  model::CostProfile p;
+  p.provenance.kind = "imported";
+  const std::string yaml =
+      "# A100\nname: a100\ncost_model:\n  provenance: {kind: datasheet}\n  step_overhead_us: 5\n"
+      "# next\nprice_per_hour: 2\n";
+  const std::string out = config::replace_cost_model_section(yaml, p);
+  CHECK(out.find("# A100\nname: a100\ncost_model:\n  provenance:\n    kind: imported\n") == 0);
+  CHECK(out.find("step_overhead_us: 5\n") == std::string::npos);
+  CHECK(out.find("# next\nprice_per_hour: 2\n") != std::string::npos);
+  CHECK(parse(out).provenance.kind == "imported");
+  const std::string appended = config::replace_cost_model_section("name: b\n", p);
+  CHECK(appended.find("name: b\ncost_model:\n") == 0);
+}

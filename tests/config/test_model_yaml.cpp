@@ -1,0 +1,163 @@
+#include <catch2/catch.hpp>
+
+#include "common/error.h"
+#include "config/catalog.h"
+#include "config/catalog_data.h"
+#include "config/hardware_yaml.h"
+#include "config/model_yaml.h"
+#include "model/kv_math.h"
+#include "test_util.h"
+
+using namespace kvsim;
+using namespace kvsim::model;
+
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+const char* kMinimal = R"(name: tiny
+source: test
+layers: 4
+hidden_size: 64
+intermediate_size: 128
+vocab_size: 100
+max_context: 256
+attention:
+  q_heads: 4
+  kv_heads: 2
+)";
+
+}  // namespace
+
+TEST_CASE("model YAML: defaults, inferred kind and head_dim", "[config][yaml]") {
+  const ModelSpec m = config::parse_model_yaml(kMinimal, "m.yaml");
+  CHECK(m.attention.kind == AttentionKind::kGqa);
+  CHECK(m.attention.head_dim == 16);
+  CHECK(m.weight_dtype == Dtype::kBf16);
+  CHECK(m.gated_mlp);
+  CHECK(m.norms_per_layer == 2);
+  CHECK(m.num_layers_of(LayerKind::kFullAttention) == 4);
+}
+
+TEST_CASE("model YAML: a layer pattern is cycled over the layers", "[config][yaml]") {
+  const std::string text =
+      std::string(kMinimal) + "  sliding_window: 32\n  layer_pattern: [sliding, sliding, full]\n";
+  const ModelSpec m = config::parse_model_yaml(text, "m.yaml");
+  CHECK(m.layer_kinds ==
+        std::vector<LayerKind>{LayerKind::kSlidingWindow, LayerKind::kSlidingWindow,
+                               LayerKind::kFullAttention, LayerKind::kSlidingWindow});
+  // A window without a pattern windows every layer (Mistral).
+  const ModelSpec all =
+      config::parse_model_yaml(std::string(kMinimal) + "  sliding_window: 32\n", "m.yaml");
+  CHECK(all.num_layers_of(LayerKind::kSlidingWindow) == 4);
+}
+
+TEST_CASE("model YAML errors are located and say what was expected", "[config][yaml]") {
+  const auto bad = [](const std::string& from, const std::string& to) {
+    std::string text = kMinimal;
+    const auto pos = text.find(from);
+    REQUIRE(pos != std::string::npos);
+    text.replace(pos, from.size(), to);
+    return error_of([&] { config::parse_model_yaml(text, "m.yaml"); });
+  };
+  CHECK(bad("kv_heads: 2", "kv_heads: 3") ==
+        "m.yaml:10:13: attention.kv_heads: expected a divisor of the 4 query heads (each KV head "
+        "serves a whole group of query heads), got 3");
+  CHECK(bad("kv_heads: 2", "kv_head: 2") ==
+        "m.yaml:10:12: attention.kv_head: unknown key 'kv_head', did you mean 'kv_heads'?");
+  CHECK(bad("layers: 4", "layers: 0") ==
+        "m.yaml:3:9: layers: expected a positive integer, got '0'");
+  CHECK(bad("vocab_size: 100", "vocab_sise: 100") ==
+        "m.yaml:6:13: vocab_sise: unknown key 'vocab_sise', did you mean 'vocab_size'?");
+  CHECK(bad("vocab_size: 100\n", "") == "m.yaml:1:1: vocab_size: missing required field");
+  CHECK(
+      bad("source: test\n", "source: test\nweight_dtype: fp6\n")
+          .rfind(
+              "m.yaml:3:15: weight_dtype: expected one of fp32|fp16|bf16|fp8|int8|int4, got 'fp6'",
+              0) == 0);
+  CHECK(bad("source: test\n", "source: test\nnorms: rmsnorm\n") ==
+        "m.yaml:3:1: norms: unknown key 'norms', did you mean 'norm'?");
+  CHECK(bad("name: tiny", "name: Tiny Model")
+            .rfind("m.yaml:1:7: name: expected a lower-case name", 0) == 0);
+}
+
+TEST_CASE("every shipped hardware YAML cites a source for every number", "[config][hardware]") {
+  const std::vector<std::string> numbers{"memory_bytes",
+                                         "memory_bandwidth_gb_s",
+                                         "peak_tflops",
+                                         "interconnect_bandwidth_gb_s",
+                                         "interconnect_latency_us",
+                                         "pcie_bandwidth_gb_s",
+                                         "gpus_per_node",
+                                         "price_per_hour"};
+  int files = 0;
+  for (const auto& f : config::embedded_catalog_files()) {
+    const std::string path = f.path;
+    if (path.rfind("configs/hardware/", 0) != 0) continue;
+    ++files;
+    INFO(path);
+    const auto sources = config::hardware_yaml_sources(std::string_view(f.data, f.size), path);
+    for (const auto& key : numbers) {
+      INFO(key);
+      CHECK(sources.count(key) == 1);
+      if (sources.count(key)) CHECK(sources.at(key).size() > 10);
+    }
+  }
+  CHECK(files == 9);
+}
+
+TEST_CASE("hardware YAML errors are located and say what was expected", "[config][hardware]") {
+  const std::string good = R"(name: g
+memory_bytes: 1000
+memory_bandwidth_gb_s: 100
+peak_tflops: {bf16: 10}
+interconnect_bandwidth_gb_s: 10
+pcie_bandwidth_gb_s: 10
+)";
+  CHECK(config::parse_hardware_yaml(good, "g.yaml").peak_flops.at(Dtype::kBf16) == Approx(10e12));
+  const auto bad = [&](const std::string& from, const std::string& to) {
+    std::string text = good;
+    text.replace(text.find(from), from.size(), to);
+    return error_of([&] { config::parse_hardware_yaml(text, "g.yaml"); });
+  };
+  CHECK(bad("memory_bytes: 1000", "memory_bytes: -5") ==
+        "g.yaml:2:15: memory_bytes: expected a positive integer, got '-5'");
+  CHECK(bad("{bf16: 10}", "{bf18: 10}") ==
+        "g.yaml:4:21: peak_tflops.bf18: unknown dtype 'bf18', expected one of "
+        "fp32|fp16|bf16|fp8|int8|int4, did you mean 'bf16'?");
+  CHECK(bad("pcie_bandwidth_gb_s: 10", "pcie_bandwith_gb_s: 10") ==
+        "g.yaml:6:21: pcie_bandwith_gb_s: unknown key 'pcie_bandwith_gb_s', did you mean "
+        "'pcie_bandwidth_gb_s'?");
+  CHECK(bad("name: g\n", "name: g\ncost_model: {provenance: {kind: guessed}}\n")
+            .rfind("g.yaml:2:33: cost_model.provenance.kind: expected one of "
+                   "datasheet|calibrated|imported",
+                   0) == 0);
+}
+
+TEST_CASE("catalog: names, paths and unknown names with a suggestion", "[config][catalog]") {
+  CHECK(error_of([] {
+          config::load_model("llama3-70b");
+        }).find("got unknown name 'llama3-70b', did you mean 'llama-3-70b'?") != std::string::npos);
+  CHECK(error_of([] {
+          config::load_hardware("h100");
+        }).rfind("--gpu: expected a shipped GPU name (a100-40gb, ", 0) == 0);
+  CHECK(error_of([] { config::load_model("/nonexistent/m.yaml"); }) ==
+        "/nonexistent/m.yaml: --model: cannot open file");
+  const std::string dir = test::temp_dir();
+  const std::string yaml = test::write_temp_file(dir, "mine.yaml", kMinimal);
+  CHECK(config::load_model(yaml).name == "tiny");
+  // A JSON file without the .json suffix is recognised by its content.
+  const std::string json =
+      test::write_temp_file(dir, "hfconfig",
+                            R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
+          "num_attention_heads": 4, "vocab_size": 10, "max_position_embeddings": 128,
+          "intermediate_size": 128})");
+  CHECK(config::load_model(json).family == "llama");
+}

@@ -1,0 +1,97 @@
+#pragma once
+// Model and GPU specs built in code (header-only) for the cost tests: the numbers are those of the
+// public configs (Hugging Face config.json, vendor datasheets), so expected values can be derived
+// by hand without depending on the shipped catalog.
+
+#include "model/hardware_spec.h"
+#include "model/model_spec.h"
+
+namespace kvsim::test {
+
+using model::Dtype;
+using model::LayerKind;
+
+inline model::ModelSpec llama3_70b() {
+  model::ModelSpec m;
+  m.name = "llama-3-70b";
+  m.num_layers = 80;
+  m.hidden_size = 8192;
+  m.intermediate_size = 28672;
+  m.vocab_size = 128256;
+  m.max_context = 8192;
+  m.attention.kind = model::AttentionKind::kGqa;
+  m.attention.num_q_heads = 64;
+  m.attention.num_kv_heads = 8;
+  m.attention.head_dim = 128;
+  m.layer_kinds.assign(80, LayerKind::kFullAttention);
+  m.weight_dtype = Dtype::kBf16;
+  return m;
+}
+
+inline model::ModelSpec mistral_7b_window() {
+  model::ModelSpec m;
+  m.name = "mistral-7b-v0.1";
+  m.num_layers = 32;
+  m.hidden_size = 4096;
+  m.intermediate_size = 14336;
+  m.vocab_size = 32000;
+  m.max_context = 32768;
+  m.attention.kind = model::AttentionKind::kGqa;
+  m.attention.num_q_heads = 32;
+  m.attention.num_kv_heads = 8;
+  m.attention.head_dim = 128;
+  m.attention.sliding_window = 4096;
+  m.layer_kinds.assign(32, LayerKind::kSlidingWindow);
+  m.weight_dtype = Dtype::kBf16;
+  return m;
+}
+
+inline model::ModelSpec deepseek_v2_lite() {
+  model::ModelSpec m;
+  m.name = "deepseek-v2-lite";
+  m.num_layers = 27;
+  m.hidden_size = 2048;
+  m.intermediate_size = 10944;
+  m.vocab_size = 102400;
+  m.max_context = 163840;
+  m.attention.kind = model::AttentionKind::kMla;
+  m.attention.num_q_heads = 16;
+  m.attention.num_kv_heads = 16;
+  m.attention.head_dim = 192;
+  m.attention.v_head_dim = 128;
+  m.attention.mla = {512, 64, 128, 128, 0};
+  m.layer_kinds.assign(27, LayerKind::kFullAttention);
+  m.moe.num_experts = 64;
+  m.moe.experts_per_token = 6;
+  m.moe.expert_intermediate_size = 1408;
+  m.moe.num_shared_experts = 2;
+  m.moe.first_dense_layers = 1;
+  m.weight_dtype = Dtype::kBf16;
+  return m;
+}
+
+inline model::HardwareSpec h100_sxm() {
+  model::HardwareSpec h;
+  h.name = "h100-sxm";
+  h.memory_bytes = 80ull * 1000 * 1000 * 1000;
+  h.memory_bandwidth = 3.35e12;
+  h.peak_flops = {{Dtype::kBf16, 989.4e12}, {Dtype::kFp16, 989.4e12}, {Dtype::kFp8, 1978.9e12}};
+  h.interconnect_bandwidth = 450e9;
+  h.interconnect_latency_s = 2e-6;
+  h.pcie_bandwidth = 64e9;
+  return h;
+}
+
+inline model::HardwareSpec a100_sxm() {
+  model::HardwareSpec h;
+  h.name = "a100-sxm";
+  h.memory_bytes = 80ull * 1000 * 1000 * 1000;
+  h.memory_bandwidth = 2.039e12;
+  h.peak_flops = {{Dtype::kBf16, 312e12}, {Dtype::kFp16, 312e12}, {Dtype::kFp32, 19.5e12}};
+  h.interconnect_bandwidth = 300e9;
+  h.interconnect_latency_s = 2e-6;
+  h.pcie_bandwidth = 32e9;
+  return h;
+}
+
+}  // namespace kvsim::test

@@ -1,0 +1,51 @@
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "common/error.h"
+#include "cost/cost_fixtures.h"
+#include "cost/linear_model.h"
+
+using namespace kvsim;
+
+TEST_CASE("Linear model: hand-checkable step times", "[cost]") {
+  cost::LinearCostParams p;
+  p.base_ns = 1'000'000;         // 1 ms
+  p.per_prefill_token_ns = 100;  // 0.1 us per prompt token
+  p.per_decode_seq_ns = 20'000;  // 20 us per decoding sequence
+  p.per_context_token_ns = 0.5;  // 0.5 ns per cached token read
+  p.swap_bytes_per_s = 10e9;
+  const cost::LinearCostModel m(p);
+  const cost::PrefillChunk chunks[] = {{512, 0}, {256, 1024}};
+  const std::vector<std::int64_t> ctx = {100, 301};
+  cost::StepBatch b;
+  b.prefills = chunks;
+  b.decode_context_tokens = ctx;
+  b.num_sampling = 3;
+  // 1e6 + 100·768 + 20000·2 + 0.5·(401 + 1024) = 1,116,800 + 712.5 → 1,117,512.5 → 1,117,513 ns
+  CHECK(m.step_time(b) == 1'117'513);
+  const auto br = m.breakdown(b);
+  CHECK(seconds_to_ns(br.time_s) == 1'117'513);
+  REQUIRE(br.ops.size() == 5);
+  CHECK(br.ops[0].name == "base");
+  CHECK(br.ops[1].time_s == Approx(76'800e-9));
+  CHECK(br.ops[4].name == "step_overhead");
+  CHECK(m.step_time(cost::StepBatch{}) == 0);
+  CHECK(m.swap_time(10'000'000'000ull) == kNsPerSecond);
+}
+
+TEST_CASE("Linear model: negative coefficients are rejected; the factory selects it", "[cost]") {
+  cost::LinearCostParams p;
+  p.per_decode_seq_ns = -1;
+  CHECK_THROWS_WITH(cost::LinearCostModel(p), Catch::Contains("per_decode_seq_ns"));
+  cost::CostModelConfig config;
+  config.kind = cost::CostModelKind::kLinear;
+  config.linear.base_ns = 5000;
+  const auto model = cost::make_cost_model(test::llama3_70b(), test::h100_sxm(), config);
+  const std::vector<std::int64_t> ctx = {1};
+  cost::StepBatch b;
+  b.decode_context_tokens = ctx;
+  CHECK(model->step_time(b) == 5000);
+  config.kind = cost::CostModelKind::kRoofline;
+  CHECK(cost::make_cost_model(test::llama3_70b(), test::h100_sxm(), config)->step_time(b) > 5000);
+}

@@ -1,0 +1,308 @@
+#include <map>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "common/error.h"
+#include "cost/cost_fixtures.h"
+#include "cost/ops.h"
+#include "cost/roofline_model.h"
+
+using namespace kvsim;
+using cost::PrefillChunk;
+using cost::StepBatch;
+
+namespace {
+
+std::map<std::string, cost::OpCost> by_name(const cost::StepCost& c) {
+  std::map<std::string, cost::OpCost> out;
+  for (const auto& op : c.ops) out[op.name] = op;
+  return out;
+}
+
+cost::StepCost prefill(const cost::CostModel& m, std::int64_t tokens, std::int64_t cached = 0) {
+  const PrefillChunk chunk{tokens, cached};
+  StepBatch b;
+  b.prefills = {&chunk, 1};
+  b.num_sampling = 1;
+  return m.breakdown(b);
+}
+
+cost::StepCost decode(const cost::CostModel& m, std::int64_t batch, std::int64_t context) {
+  const std::vector<std::int64_t> ctx(static_cast<std::size_t>(batch), context);
+  StepBatch b;
+  b.decode_context_tokens = ctx;
+  b.num_sampling = batch;
+  return m.breakdown(b);
+}
+
+cost::RooflineCostModel llama70_tp4() {
+  cost::CostOptions o;
+  o.tensor_parallel_size = 4;
+  return cost::RooflineCostModel(test::llama3_70b(), test::h100_sxm(), o);
+}
+
+}  // namespace
+
+TEST_CASE("causal pairs and keys read, full and windowed", "[cost]") {
+  CHECK(cost::causal_pairs(4, 0, 0) == 1 + 2 + 3 + 4);
+  CHECK(cost::causal_pairs(3, 10, 0) == 11 + 12 + 13);
+  CHECK(cost::causal_pairs(4, 0, 2) == 1 + 2 + 2 + 2);
+  CHECK(cost::causal_pairs(3, 10, 4) == 12);
+  CHECK(cost::causal_pairs(4, 1, 3) == 2 + 3 + 3 + 3);
+  CHECK(cost::keys_read(4, 10, 0) == 14);
+  CHECK(cost::keys_read(1000, 5000, 4096) == 4096 + 999);
+  CHECK(cost::keys_read(10, 5, 4096) == 15);
+}
+
+// Llama-3-70B at TP 4: 16 query heads and 2 KV heads of 128 per GPU, hidden 8192, MLP 7168 per
+// GPU; bf16 everywhere. Every value below is per GPU, summed over the 80 layers.
+TEST_CASE("Llama-3-70B TP4 prefill of 2,048 tokens: FLOPs and bytes per op", "[cost]") {
+  const auto model = llama70_tp4();
+  const auto ops = by_name(prefill(model, 2048));
+  // QKV: m 2048, k 8192, n 16·128 + 2·2·128 = 2560.
+  CHECK(ops.at("qkv_proj").flops == 80.0 * 2 * 2048 * 2560 * 8192);  // 6,871,947,673,600
+  CHECK(ops.at("qkv_proj").bytes == 80.0 * 2 * (2048.0 * 8192 + 8192.0 * 2560 + 2048.0 * 2560));
+  // Causal attention: 2048·2049/2 = 2,098,176 pairs; 2 FLOPs × (QK 128 + PV 128) × 16 heads.
+  CHECK(ops.at("attn_prefill").flops == 80.0 * 2 * 2098176 * 16 * 256);  // 1,375,060,623,360
+  // Q and O rows (2048 × 16 × 256 × 2 B) + K/V read (2048 × 2 heads × 256 × 2 B) + K/V written.
+  CHECK(ops.at("attn_prefill").bytes == 80.0 * (16777216 + 2097152 + 2097152));
+  // O: m 2048, k 2048, n 8192.
+  CHECK(ops.at("o_proj").flops == 80.0 * 2 * 2048 * 8192 * 2048);
+  // Gated MLP: gate+up n 2·7168, k 8192; down n 8192, k 7168.
+  CHECK(ops.at("mlp").flops == 80.0 * 2 * 2048 * 8192 * (14336 + 7168));  // 57,724,360,458,240
+  CHECK(ops.at("mlp").bytes == 80.0 * 2 *
+                                   ((2048.0 * 8192 + 8192.0 * 14336 + 2048.0 * 14336) +
+                                    (2048.0 * 7168 + 7168.0 * 8192 + 2048.0 * 8192)));
+  // Two ring all-reduces per layer of 2048 × 8192 × 2 B: 2·3/4 of that over the link.
+  CHECK(ops.at("allreduce").bytes == 160.0 * 1.5 * 2048 * 8192 * 2);
+  CHECK(ops.at("allreduce").flops == 0);
+  // LM head for the one sampled row: vocab 128256 / 4 = 32064 columns.
+  CHECK(ops.at("lm_head").flops == 2.0 * 1 * 32064 * 8192);
+  CHECK(ops.count("attn_decode") == 0);
+  // Prefill is compute-bound: its GEMMs and attention are.
+  CHECK(ops.at("qkv_proj").compute_bound);
+  CHECK(ops.at("mlp").compute_bound);
+  CHECK(ops.at("attn_prefill").compute_bound);
+  CHECK_FALSE(ops.at("allreduce").compute_bound);
+}
+
+TEST_CASE("Llama-3-70B TP4 decode of 64 sequences at context 4,096: FLOPs and bytes", "[cost]") {
+  const auto model = llama70_tp4();
+  const auto ops = by_name(decode(model, 64, 4096));
+  // Each sequence attends its 4,096 cached tokens plus its new one: 64 × 4097 keys.
+  // KV read per key per layer per GPU: 2 heads × (K 128 + V 128) × 2 B = 1,024 B.
+  const double keys = 64.0 * 4097;
+  CHECK(ops.at("attn_decode").bytes == 80.0 * (64.0 * 16 * 256 * 2 + keys * 1024 + 64.0 * 1024));
+  CHECK(ops.at("attn_decode").flops == 80.0 * 2 * keys * 16 * 256);
+  // The KV read alone is 64 × 4097 × 81,920 B (= 327,680 B per token / 4 GPUs).
+  CHECK(80.0 * keys * 1024 == 64.0 * 4097 * 81920);
+  // Weights dominate the GEMM bytes: QKV reads 8192 × 2560 × 2 B per layer.
+  CHECK(ops.at("qkv_proj").bytes == 80.0 * 2 * (64.0 * 8192 + 8192.0 * 2560 + 64.0 * 2560));
+  CHECK(ops.at("lm_head").flops == 2.0 * 64 * 32064 * 8192);
+  // Decode is memory-bound op by op.
+  for (const char* name : {"qkv_proj", "attn_decode", "o_proj", "mlp", "lm_head"}) {
+    INFO(name);
+    CHECK_FALSE(ops.at(name).compute_bound);
+  }
+}
+
+TEST_CASE("Sliding-window layers cap the keys attended and read", "[cost]") {
+  const cost::RooflineCostModel model(test::mistral_7b_window(), test::h100_sxm(), {});
+  // Decode at context 8,000: 4,096 keys per sequence, not 8,001.
+  const auto long_ctx = by_name(decode(model, 4, 8000));
+  const auto at_window = by_name(decode(model, 4, 4095));
+  // Per GPU (TP 1): 8 KV heads × 256 × 2 B = 4,096 B per key; 32 heads × 256 dims.
+  const double expected_bytes = 32.0 * (4.0 * 32 * 256 * 2 + 4.0 * 4096 * 4096 + 4.0 * 4096);
+  CHECK(long_ctx.at("attn_decode").bytes == expected_bytes);
+  CHECK(at_window.at("attn_decode").bytes == expected_bytes);
+  CHECK(long_ctx.at("attn_decode").flops == 32.0 * 2 * 4 * 4096 * 32 * 256);
+  // Prefill of 1,000 tokens after 5,000 cached: every query sees 4,096 keys; 4,096 + 999 keys
+  // are read.
+  const auto pre = by_name(prefill(model, 1000, 5000));
+  CHECK(pre.at("attn_prefill").flops == 32.0 * 2 * (1000.0 * 4096) * 32 * 256);
+  CHECK(pre.at("attn_prefill").bytes ==
+        32.0 * (1000.0 * 32 * 256 * 2 + 5095.0 * 4096 + 1000.0 * 4096));
+}
+
+TEST_CASE("Hybrid models cost window and full layers separately", "[cost]") {
+  auto m = test::mistral_7b_window();
+  for (std::size_t i = 0; i < m.layer_kinds.size(); i += 2) {
+    m.layer_kinds[i] = model::LayerKind::kFullAttention;  // 16 full, 16 window layers
+  }
+  const cost::RooflineCostModel model(m, test::h100_sxm(), {});
+  const auto ops = by_name(decode(model, 2, 10000));
+  const double q_o = 2.0 * 32 * 256 * 2;
+  const double full = q_o + 2.0 * 10001 * 4096 + 2.0 * 4096;
+  const double window = q_o + 2.0 * 4096 * 4096 + 2.0 * 4096;
+  CHECK(ops.at("attn_decode").bytes == 16.0 * full + 16.0 * window);
+}
+
+// DeepSeek-V2-Lite, TP 1: the cache holds one latent of 512 + 64 elements per token per layer,
+// read once and shared by all 16 heads; absorbed decode attention works in the latent space.
+TEST_CASE("MLA decode reads the latent once for all heads; MoE touches top-k experts", "[cost]") {
+  const cost::RooflineCostModel model(test::deepseek_v2_lite(), test::h100_sxm(), {});
+  const auto ops = by_name(decode(model, 8, 1000));
+  const double keys = 8.0 * 1001;
+  // Q (latent + rope: 576) and O (latent: 512) rows of 16 heads, 576-element latents read and
+  // one written per sequence, 2 B each.
+  CHECK(ops.at("attn_decode").bytes ==
+        27.0 * (8.0 * 16 * (576 + 512) * 2 + keys * 576 * 2 + 8.0 * 576 * 2) +
+            // absorbed per-head projections: q_nope (128) → latent (512), latent → v (128)
+            27.0 * 2 *
+                (16.0 * (8 * 128 + 128 * 512 + 8 * 512) + 16.0 * (8 * 512 + 512 * 128 + 8 * 128)));
+  CHECK(ops.at("attn_decode").flops ==
+        27.0 * 2 * keys * 16 * (576 + 512) + 27.0 * 2 * 16 * (8.0 * 128 * 512 + 8.0 * 512 * 128));
+  // One decode token: routed experts touched = 64 · (1 − (1 − 6/64)^1) = 6 per MoE layer (26).
+  const auto one = by_name(decode(model, 1, 100));
+  const double expert_weights = 6.0 * 3 * 2048 * 1408 * 2;
+  const double token_rows = 6.0 * ((2048 + 2 * 1408) + (1408 + 2048)) * 2;
+  const double router = 2.0 * (1 * 2048 + 2048 * 64 + 1 * 64);
+  const double shared =
+      2.0 * (1 * 2048 + 2048 * 5632 + 1 * 5632) + 2.0 * (1 * 2816 + 2816 * 2048 + 1 * 2048);
+  CHECK(one.at("moe").bytes == Approx(26.0 * (expert_weights + token_rows + router + shared)));
+  // The first layer is dense: MLP 10944 gated.
+  CHECK(one.at("mlp").flops == 2.0 * 2048 * (2 * 10944 + 10944));
+  // Many tokens touch (almost) every expert: 4,096 tokens → 64 experts.
+  const auto many = by_name(prefill(model, 4096));
+  const double all_weights = 64.0 * 3 * 2048 * 1408 * 2;
+  CHECK(many.at("moe").bytes > 26.0 * all_weights * 0.999);
+}
+
+TEST_CASE("Step time: deterministic, monotone, and equal to the breakdown sum", "[cost]") {
+  const auto model = llama70_tp4();
+  TimeNs prev = 0;
+  for (std::int64_t batch = 1; batch <= 512; batch *= 2) {
+    const std::vector<std::int64_t> ctx(static_cast<std::size_t>(batch), 2048);
+    StepBatch b;
+    b.decode_context_tokens = ctx;
+    b.num_sampling = batch;
+    const TimeNs t = model.step_time(b);
+    CHECK(t == model.step_time(b));
+    CHECK(t > prev);
+    prev = t;
+    const auto br = model.breakdown(b);
+    double sum = 0;
+    for (const auto& op : br.ops) sum += op.time_s;
+    CHECK(seconds_to_ns(br.time_s) == t);
+    CHECK(sum == Approx(br.time_s).epsilon(1e-12));
+    CHECK(br.ops.back().name == "step_overhead");
+  }
+  // Longer contexts cost more; an empty batch costs nothing.
+  CHECK(model.step_time(StepBatch{}) == 0);
+  const std::vector<std::int64_t> short_ctx(8, 100), long_ctx(8, 100000);
+  StepBatch a, b;
+  a.decode_context_tokens = short_ctx;
+  b.decode_context_tokens = long_ctx;
+  CHECK(model.step_time(b) > model.step_time(a));
+}
+
+TEST_CASE("Roofline time uses the profile's efficiencies and launch latency", "[cost]") {
+  auto hw = test::h100_sxm();
+  model::OpClassProfile gemm;
+  gemm.compute.value = 0.5;
+  gemm.memory.value = 0.5;
+  gemm.launch_latency_s = 10e-6;
+  hw.cost.op_classes["gemm"] = gemm;
+  hw.cost.step_overhead_s = 0.003;
+  cost::CostOptions o;
+  o.tensor_parallel_size = 4;
+  const cost::RooflineCostModel model(test::llama3_70b(), hw, o);
+  const auto ops = by_name(prefill(model, 2048));
+  // qkv: 80 kernels, compute-bound: flops / (989.4e12 × 0.5) + 10 us each.
+  CHECK(ops.at("qkv_proj").time_s ==
+        Approx(80.0 * (2.0 * 2048 * 2560 * 8192 / (989.4e12 * 0.5) + 10e-6)).epsilon(1e-12));
+  CHECK(ops.at("step_overhead").time_s == 0.003);
+  CHECK(model.step_overhead_s() == 0.003);
+  const auto& defaulted = model.defaulted_classes();
+  CHECK(std::find(defaulted.begin(), defaulted.end(), "gemm") == defaulted.end());
+  CHECK(std::find(defaulted.begin(), defaulted.end(), "attn_decode") != defaulted.end());
+  o.step_overhead_s = 0.0;
+  const cost::RooflineCostModel no_overhead(test::llama3_70b(), hw, o);
+  CHECK(by_name(prefill(no_overhead, 2048)).at("step_overhead").time_s == 0);
+}
+
+TEST_CASE("Dtypes: fp8 KV halves the decode KV bytes; fp8 weights use the fp8 peak", "[cost]") {
+  cost::CostOptions o;
+  o.tensor_parallel_size = 4;
+  const auto bf16 =
+      by_name(decode(cost::RooflineCostModel(test::llama3_70b(), test::h100_sxm(), o), 64, 4096));
+  o.kv_dtype = model::Dtype::kFp8;
+  const cost::RooflineCostModel fp8kv(test::llama3_70b(), test::h100_sxm(), o);
+  CHECK(fp8kv.dtypes().kv == model::Dtype::kFp8);
+  CHECK(fp8kv.dtypes().activation == model::Dtype::kBf16);
+  const auto f = by_name(decode(fp8kv, 64, 4096));
+  CHECK(f.at("attn_decode").bytes == 80.0 * (64.0 * 16 * 256 * 2 + 64.0 * 4097 * 512 + 64.0 * 512));
+  CHECK(f.at("attn_decode").bytes < bf16.at("attn_decode").bytes);
+  o = {};
+  o.tensor_parallel_size = 4;
+  o.weight_dtype = model::Dtype::kFp8;
+  const cost::RooflineCostModel w8a8(test::llama3_70b(), test::h100_sxm(), o);
+  CHECK(w8a8.dtypes().gemm_compute == model::Dtype::kFp8);
+  CHECK(w8a8.dtypes().kv == model::Dtype::kBf16);
+  o.weight_dtype = model::Dtype::kInt4;
+  const cost::RooflineCostModel w4a16(test::llama3_70b(), test::h100_sxm(), o);
+  CHECK(w4a16.dtypes().gemm_compute == model::Dtype::kBf16);
+  const auto q = by_name(decode(w4a16, 1, 10));
+  // Weights at 0.5 B: QKV bytes = 80 × (1·8192·2 + 8192·2560·0.5 + 1·2560·2).
+  CHECK(q.at("qkv_proj").bytes == 80.0 * (8192.0 * 2 + 8192.0 * 2560 * 0.5 + 2560.0 * 2));
+}
+
+TEST_CASE("Bad deployments are rejected with a clear error", "[cost]") {
+  cost::CostOptions o;
+  o.tensor_parallel_size = 3;
+  CHECK_THROWS_WITH(cost::RooflineCostModel(test::llama3_70b(), test::h100_sxm(), o),
+                    Catch::Contains("tensor_parallel_size") && Catch::Contains("64 query heads"));
+  o.tensor_parallel_size = 0;
+  CHECK_THROWS_AS(cost::RooflineCostModel(test::llama3_70b(), test::h100_sxm(), o), Error);
+  auto hw = test::h100_sxm();
+  hw.interconnect_bandwidth = 0;
+  o.tensor_parallel_size = 2;
+  CHECK_THROWS_WITH(cost::RooflineCostModel(test::llama3_70b(), hw, o),
+                    Catch::Contains("interconnect"));
+  o.tensor_parallel_size = 16;  // more GPUs than KV heads: KV heads are replicated
+  CHECK_NOTHROW(cost::RooflineCostModel(test::llama3_70b(), test::h100_sxm(), o));
+}
+
+TEST_CASE("Swap time is bytes over PCIe bandwidth", "[cost]") {
+  const auto model = llama70_tp4();
+  CHECK(model.swap_time(64'000'000'000ull) == kNsPerSecond);
+  CHECK(model.swap_time(0) == 0);
+}
+
+TEST_CASE("Hybrid blocks: Mamba mixers, attention-only and MLP-only blocks", "[cost]") {
+  auto m = test::llama3_70b();
+  m.num_layers = 3;
+  m.layer_kinds = {model::LayerKind::kNoKvCache, model::LayerKind::kFullAttention,
+                   model::LayerKind::kNoKvCache};
+  m.block_kinds = {model::BlockKind::kMamba, model::BlockKind::kAttentionOnly,
+                   model::BlockKind::kMlpOnly};
+  m.ssm = {128, 64, 128, 8, 4, true};  // heads, head_dim, state, groups, conv kernel
+  cost::CostOptions o;
+  o.tensor_parallel_size = 2;
+  const cost::RooflineCostModel model(m, test::h100_sxm(), o);
+  const auto ops = by_name(decode(model, 4, 100));
+  // Mamba in_proj per GPU: 2·(64 heads·64) + 2·4 groups·128 state + 64 heads = 9,280 columns;
+  // out_proj: 4,096 → 8,192.
+  const double in_proj = 2.0 * 4 * 9280 * 8192;
+  const double out_proj = 2.0 * 4 * 8192 * 4096;
+  CHECK(ops.at("ssm").flops == in_proj + out_proj);
+  // One attention layer, one MLP layer; one all-reduce per block (3) of 4 × 8192 × 2 B.
+  CHECK(ops.at("attn_decode").flops == 2.0 * 4 * 101 * 32 * 256);
+  CHECK(ops.at("mlp").flops == 2.0 * 4 * 8192 * (2 * 14336 + 14336));
+  CHECK(ops.at("allreduce").bytes == 3.0 * 0.5 * 2 * 4 * 8192 * 2);
+}
+
+TEST_CASE("Routed experts in their own dtype are read at that width plus scales", "[cost]") {
+  auto m = test::deepseek_v2_lite();
+  m.moe.has_expert_dtype = true;
+  m.moe.expert_dtype = model::Dtype::kInt4;
+  m.moe.expert_scale_group_size = 32;
+  const cost::RooflineCostModel quantized(m, test::h100_sxm(), {});
+  const cost::RooflineCostModel plain(test::deepseek_v2_lite(), test::h100_sxm(), {});
+  const auto q = by_name(decode(quantized, 1, 100));
+  const auto p = by_name(decode(plain, 1, 100));
+  // 26 MoE layers × 6 experts × 3 matrices of 2048 × 1408: 2 B → 0.5 + 1/32 B per weight.
+  const double weights = 26.0 * 6 * 3 * 2048 * 1408;
+  CHECK(p.at("moe").bytes - q.at("moe").bytes == Approx(weights * (2.0 - 0.5 - 1.0 / 32)));
+}
