@@ -114,48 +114,65 @@ bool flag_given(const CLI::App* command, const std::string& name) {
 
 void add_serving_flags(CLI::App* c, ServingFlags& f) {
   const std::string list = f.lists ? " (comma-separated list: one run each)" : "";
-  c->add_option("--replicas", f.replicas, "Copies of the deployment behind the router (default 1)");
+  c->add_option("--replicas", f.replicas, "Copies of the deployment behind the router (default 1)")
+      ->type_name("INT");
   c->add_option(
-      "--router", f.router,
-      "How arrivals pick a replica: " + join(sim::router_names(), "|") + " (default round-robin)");
+       "--router", f.router,
+       "How arrivals pick a replica: " + join(sim::router_names(), "|") + " (default round-robin)")
+      ->type_name("NAME");
   c->add_option("--scheduler", f.scheduler,
-                "Batching policy: " + join(sim::scheduler_names(), "|") + " (default vllm)" + list);
+                "Batching policy: " + join(sim::scheduler_names(), "|") + " (default vllm)" + list)
+      ->type_name("NAME");
   c->add_option("--max-num-seqs", f.max_num_seqs,
-                "Most sequences running per replica (default 256)");
+                "Most sequences running per replica (default 256)")
+      ->type_name("INT");
   c->add_option("--max-num-batched-tokens", f.max_num_batched_tokens,
                 "Most tokens per step (default: vllm max(max-model-len, 2048), chunked-prefill "
-                "2048, static unlimited)");
+                "2048, static unlimited)")
+      ->type_name("INT");
   c->add_option("--long-prefill-token-threshold", f.long_prefill_token_threshold,
-                "chunked-prefill: largest prefill chunk per request per step (default 0: none)");
+                "chunked-prefill: largest prefill chunk per request per step (default 0: none)")
+      ->type_name("INT");
   c->add_option(
-      "--allocator", f.allocator,
-      "KV allocator: " + join(memory::allocator_kind_names(), "|") + " (default paged)" + list);
+       "--allocator", f.allocator,
+       "KV allocator: " + join(memory::allocator_kind_names(), "|") + " (default paged)" + list)
+      ->type_name("NAME");
   c->add_option(
-      "--placement", f.placement,
-      "Contiguous extent placement: " + join(memory::placement_names(), "|") + " (default buddy)");
+       "--placement", f.placement,
+       "Contiguous extent placement: " + join(memory::placement_names(), "|") + " (default buddy)")
+      ->type_name("NAME");
   c->add_option("--watermark", f.watermark,
-                "Paged: fraction of blocks kept free at admission (default 0.01)");
+                "Paged: fraction of blocks kept free at admission (default 0.01)")
+      ->type_name("FRACTION");
   c->add_option(
-      "--preemption", f.preemption,
-      "When a decode cannot grow: " + join(sim::preemption_names(), "|") + " (default recompute)");
+       "--preemption", f.preemption,
+       "When a decode cannot grow: " + join(sim::preemption_names(), "|") + " (default recompute)")
+      ->type_name("NAME");
   c->add_option("--swap-space", f.swap_space_gib, "CPU swap space per GPU, GiB (default 4)");
   c->add_flag("--enable-prefix-caching", f.enable_prefix_caching,
-              "Share cached prompt blocks (the workload needs prefix hashes)");
-  c->add_option("--seed", f.seed, "Seed of synthetic workloads (default 0)");
-  c->add_option("--slo-ttft", f.slo_ttft_ms, "Time-to-first-token SLO, ms");
-  c->add_option("--slo-tpot", f.slo_tpot_ms, "Time-per-output-token SLO, ms");
-  c->add_option("--slo-e2e", f.slo_e2e_ms, "End-to-end latency SLO, ms");
+              "Share cached prompt blocks (the workload needs prefix hashes)")
+      ->type_name("GIB");
+  c->add_option("--seed", f.seed, "Seed of synthetic workloads (default 0)")->type_name("INT");
+  c->add_option("--slo-ttft", f.slo_ttft_ms, "Time-to-first-token SLO, ms")->type_name("MS");
+  c->add_option("--slo-tpot", f.slo_tpot_ms, "Time-per-output-token SLO, ms")->type_name("MS");
+  c->add_option("--slo-e2e", f.slo_e2e_ms, "End-to-end latency SLO, ms")->type_name("MS");
   c->add_option("--slo-percentile", f.slo_percentile,
-                "Percentile at which the SLOs must hold (default 99)");
+                "Percentile at which the SLOs must hold (default 99)")
+      ->type_name("P");
   c->add_option("--time-limit", f.time_limit_s,
-                "Stop after this many simulated seconds (default: run to the end)");
+                "Stop after this many simulated seconds (default: run to the end)")
+      ->type_name("SECONDS");
   c->add_option("--cost-model", f.cost_model,
                 "Step time: roofline (default) or "
-                "linear:BASE_US:PREFILL_US_PER_TOKEN:DECODE_US_PER_SEQ[:CONTEXT_US_PER_TOKEN]");
-  c->add_option("--timeline", f.timeline_path, "Write a downsampled timeline CSV to this file");
+                "linear:BASE_US:PREFILL_US_PER_TOKEN:DECODE_US_PER_SEQ[:CONTEXT_US_PER_TOKEN]")
+      ->type_name("SPEC");
+  c->add_option("--timeline", f.timeline_path, "Write a downsampled timeline CSV to this file")
+      ->type_name("FILE.csv");
   c->add_option("--timeline-points", f.timeline_points,
-                "Most points in the timeline (default 1000)");
-  c->add_option("--requests", f.requests_path, "Write one CSV row per request to this file");
+                "Most points in the timeline (default 1000)")
+      ->type_name("INT");
+  c->add_option("--requests", f.requests_path, "Write one CSV row per request to this file")
+      ->type_name("FILE.csv");
 }
 
 void apply_serving_flags(const CLI::App* c, const ServingFlags& f, config::Scenario& s) {
