@@ -1,14 +1,94 @@
+// kvsim compare: one workload through several --allocator and/or --scheduler values, side by side
+// (the PagedAttention Figure 2 question).
 #include "cli/commands.h"
+#include "cli/serving_flags.h"
 #include "common/error.h"
+#include "common/strings.h"
+#include "report/compare_report.h"
 
 namespace kvsim::cli {
+namespace {
+
+// The comma-separated values of a list flag; `fallback` when it was not given.
+std::vector<std::string> values_of(const CLI::App* c, const std::string& flag,
+                                   const std::string& text, const std::string& fallback) {
+  if (!flag_given(c, flag)) return {fallback};
+  std::vector<std::string> out;
+  for (std::string_view part : split(text, ',')) {
+    const std::string v(trim(part));
+    if (v.empty())
+      throw Error(ErrorLocation{"", 0, 0, flag},
+                  "expected a name, got an empty list item in '" + text + "'");
+    out.push_back(v);
+  }
+  return out;
+}
+
+void run_compare(const SimCommandFlags& flags) {
+  if (!flags.output.format.empty()) report::parse_format(flags.output.format);
+  const CLI::App* c = flags.command;
+  if (!flag_given(c, "--allocator") && !flag_given(c, "--scheduler")) {
+    throw Error(ErrorLocation{"", 0, 0, "--allocator"},
+                "expected a list to compare, e.g. --allocator contiguous-max,contiguous-pow2,"
+                "contiguous-oracle,paged and/or --scheduler vllm,chunked-prefill,static");
+  }
+  if (!flags.serving.requests_path.empty() || !flags.serving.timeline_path.empty()) {
+    throw Error(
+        ErrorLocation{"", 0, 0, flags.serving.requests_path.empty() ? "--timeline" : "--requests"},
+        "is a 'kvsim simulate' option (one file per run); run simulate for the column you want");
+  }
+  const PreparedRun run = prepare_run(flags);
+  const config::Scenario& base = run.scenario;
+  const auto allocators = values_of(c, "--allocator", flags.serving.allocator,
+                                    std::string(memory::allocator_kind_name(base.allocator)));
+  const auto schedulers = values_of(c, "--scheduler", flags.serving.scheduler,
+                                    std::string(sim::scheduler_name(base.sim.scheduler.kind)));
+  // Every name is checked before the first run.
+  std::vector<std::pair<memory::AllocatorKind, sim::SchedulerKind>> variants;
+  for (const auto& a : allocators) {
+    const auto kind = memory::parse_allocator_kind(a);
+    if (!kind) {
+      throw Error(ErrorLocation{"", 0, 0, "--allocator"},
+                  "expected names from " + join(memory::allocator_kind_names(), "|") + ", got '" +
+                      a + "'" + did_you_mean(a, memory::allocator_kind_names()));
+    }
+    for (const auto& s : schedulers) {
+      const auto sk = sim::parse_scheduler(s);
+      if (!sk) {
+        throw Error(ErrorLocation{"", 0, 0, "--scheduler"},
+                    "expected names from " + join(sim::scheduler_names(), "|") + ", got '" + s +
+                        "'" + did_you_mean(s, sim::scheduler_names()));
+      }
+      variants.emplace_back(*kind, *sk);
+    }
+  }
+  std::vector<report::CompareRun> runs;
+  for (const auto& [alloc, sched] : variants) {
+    config::Scenario s = base;
+    s.allocator = alloc;
+    s.sim.scheduler.kind = sched;
+    sim::validate_options(s.sim);
+    const std::string label = std::string(memory::allocator_kind_name(alloc)) + " / " +
+                              std::string(sim::scheduler_name(sched));
+    RunOutput out = run_scenario(run, s, "", "compare " + label + ":");
+    runs.push_back(report::CompareRun{label, std::move(out.inputs), std::move(out.result)});
+  }
+  const sim::SloOptions slo = base.sim.slo;
+  report::emit(flags.output,
+               {[&] { return report::dump(report::compare_json(runs, slo)); },
+                [&] { return report::compare_table(runs, slo); },
+                [&] { return report::compare_csv(runs, slo); }},
+               "compare");
+}
+
+}  // namespace
 
 void register_compare(CLI::App& app) {
-  auto* command = app.add_subcommand("compare", "Run one workload through several allocators/schedulers side by side");
-  command->allow_extras();
-  command->callback([] {
-    throw Error("'kvsim compare' is not implemented yet (issue #6)");
-  });
+  auto flags = std::make_shared<SimCommandFlags>();
+  auto* command = app.add_subcommand(
+      "compare", "Run one workload through several allocators/schedulers side by side");
+  add_sim_command_flags(command, *flags, /*lists=*/true);
+  command->callback([flags] { run_compare(*flags); });
 }
 
 }  // namespace kvsim::cli

@@ -1,0 +1,92 @@
+#pragma once
+// A scenario: one what-if, as a YAML file (configs/scenarios/*.yaml) — model, GPU, memory
+// settings, serving settings, cost model, SLOs, seed and workload. `kvsim simulate --config`
+// runs one; flags given on the command line override its fields.
+//
+//   model: llama-3-70b                 # shipped name, model YAML or HF config.json
+//   gpu: h100-sxm                      # shipped name or hardware YAML
+//   tensor_parallel_size: 4
+//   gpu_memory_utilization: 0.9
+//   block_size: 16
+//   max_model_len: 8192                # 0 or absent: the model's max context
+//   kv_cache_dtype: auto               # auto|fp32|fp16|bf16|fp8|int8|int4
+//   kv_scale_group_size: 0
+//   serving:
+//     replicas: 1
+//     router: round-robin              # round-robin|least-outstanding|least-kv|prefix-aware
+//     scheduler: vllm                  # vllm|chunked-prefill|static
+//     max_num_seqs: 256
+//     max_num_batched_tokens: 0        # 0: the scheduler's default
+//     long_prefill_token_threshold: 0
+//     allocator: paged                 # paged|contiguous-max|contiguous-pow2|contiguous-oracle
+//     placement: buddy                 # contiguous: buddy|first-fit|best-fit
+//     watermark: 0.01                  # paged: fraction of blocks kept free at admission
+//     preemption: recompute            # recompute|swap
+//     swap_space_gib: 4                # per GPU
+//     enable_prefix_caching: false
+//     time_limit_s: 0                  # 0: run until every request has ended
+//   cost_model: roofline               # or {kind: linear, base_us, prefill_us_per_token,
+//                                      #     decode_us_per_seq, context_us_per_token,
+//                                      #     swap_gb_per_s}
+//   slo: {ttft_ms: 2000, tpot_ms: 100, e2e_ms: 0, percentile: 99}   # 0 or absent: no target
+//   seed: 0
+//   workload: {...}                    # config/workload_yaml.h
+//
+// Every field holds one value here. A list anywhere makes a sweep grid, which is `kvsim plan`'s
+// business: load_scenario rejects it ("lists make a sweep: use kvsim plan"). A grid expander
+// (in config/) turns a grid into single-valued YAML documents and reads each with
+// parse_scenario (config/scenario_yaml.h).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "cost/cost_model.h"
+#include "memory/allocator.h"
+#include "sim/options.h"
+#include "trace/workload.h"
+
+namespace kvsim::config {
+
+// The memory-related deployment settings, as given (names or paths unresolved).
+struct ScenarioDeployment {
+  std::string model;                      // required (by the scenario or --model)
+  std::string gpu;                        // required to simulate
+  std::int64_t tensor_parallel_size = 1;  // GPUs per replica
+  double gpu_memory_utilization = 0.9;
+  std::int64_t block_size = 16;
+  std::int64_t max_model_len = 0;  // 0 = the model's max context
+  std::string kv_cache_dtype = "auto";
+  std::int64_t kv_scale_group_size = 0;
+};
+
+struct Scenario {
+  std::string source;  // the YAML file it came from; empty when built from flags only
+  ScenarioDeployment deployment;
+  // Replicas, router, scheduler options, prefix caching, time limit, SLOs, timeline. Its
+  // scheduler.max_model_len and block_size are filled from `deployment` once resolved.
+  sim::SimOptions sim;
+  memory::AllocatorKind allocator = memory::AllocatorKind::kPaged;
+  memory::Placement placement = memory::Placement::kBuddy;
+  double watermark = 0.01;  // paged: vLLM v0's 1% of blocks kept free at admission
+  cost::CostModelConfig cost;
+  trace::WorkloadOptions workload;
+  bool has_workload = false;  // the scenario defines a workload section
+  std::uint64_t seed = 0;     // synthetic workloads (and anything else random)
+};
+
+// Reads and validates a scenario file. Throws kvsim::Error with file, line, column and field on
+// bad input, and "lists make a sweep: use kvsim plan" at the first list.
+Scenario load_scenario(const std::string& path);
+
+// The same from YAML text; `display_name` stands for the file in errors, `base_dir` resolves
+// relative trace paths.
+Scenario parse_scenario_text(std::string_view yaml, const std::string& display_name,
+                             const std::string& base_dir);
+
+// The linear cost model's command-line form, "linear:BASE_US:PREFILL_US_PER_TOKEN:
+// DECODE_US_PER_SEQ[:CONTEXT_US_PER_TOKEN]", or "roofline". Throws kvsim::Error at `where`.
+cost::CostModelConfig parse_cost_model_spec(const std::string& spec, const ErrorLocation& where);
+
+}  // namespace kvsim::config

@@ -1,0 +1,136 @@
+#include "report/compare_report.h"
+
+#include <functional>
+
+#include "common/format.h"
+#include "report/table.h"
+
+namespace kvsim::report {
+namespace {
+
+double per_second(double count, TimeNs duration_ns) {
+  return duration_ns > 0 ? count / ns_to_seconds(duration_ns) : 0.0;
+}
+
+struct Row {
+  std::string name;
+  std::function<double(const sim::SimResult&)> value;
+  std::function<std::string(double)> format;
+};
+
+std::string ratio(double value, double base) {
+  if (base == 0.0) return "";
+  return " (" + fixed(value / base, 2) + "x)";
+}
+
+}  // namespace
+
+Json compare_json(const std::vector<CompareRun>& runs, const sim::SloOptions& slo) {
+  Json j = envelope("kvsim.compare/v1", "compare");
+  Json list = Json::array();
+  for (const CompareRun& r : runs) {
+    Json one = sim_report_json(r.inputs, r.result, slo, "compare");
+    one["label"] = r.label;
+    list.push_back(std::move(one));
+  }
+  j["runs"] = std::move(list);
+  return j;
+}
+
+std::string compare_table(const std::vector<CompareRun>& runs, const sim::SloOptions& slo) {
+  (void)slo;
+  std::vector<std::string> headers = {"metric"};
+  for (const CompareRun& r : runs) headers.push_back(r.label);
+  Table t(headers);
+  t.set_title("kvsim compare" + (runs.empty() ? std::string()
+                                              : ": " + runs[0].inputs.model_label + ", " +
+                                                    runs[0].inputs.workload_label));
+  auto pct = [](double v) { return percent(v); };
+  auto num = [](int decimals) { return [decimals](double v) { return fixed(v, decimals); }; };
+  auto ms = [](double ns) { return fixed(ns * 1e-6, 1); };
+  const std::vector<Row> memory_rows = {
+      {"KV token states", [](const sim::SimResult& r) { return r.fraction.token_states; }, pct},
+      {"KV reservation", [](const sim::SimResult& r) { return r.fraction.reservation; }, pct},
+      {"KV internal fragmentation",
+       [](const sim::SimResult& r) { return r.fraction.internal_fragmentation; }, pct},
+      {"KV external fragmentation",
+       [](const sim::SimResult& r) { return r.fraction.external_fragmentation; }, pct},
+      {"KV free", [](const sim::SimResult& r) { return r.fraction.free; }, pct},
+      {"peak used (GB per GPU)",
+       [](const sim::SimResult& r) { return static_cast<double>(r.peak_used_bytes) / 1e9; },
+       num(2)},
+  };
+  const std::vector<Row> throughput_rows = {
+      {"completed",
+       [](const sim::SimResult& r) { return static_cast<double>(r.metrics.completed); }, num(0)},
+      {"rejected",
+       [](const sim::SimResult& r) { return static_cast<double>(r.metrics.rejected()); }, num(0)},
+      {"throughput (req/s)",
+       [](const sim::SimResult& r) {
+         return per_second(static_cast<double>(r.metrics.completed), r.duration_ns);
+       },
+       num(3)},
+      {"output tokens/s",
+       [](const sim::SimResult& r) {
+         return per_second(static_cast<double>(r.metrics.output_tokens), r.duration_ns);
+       },
+       num(1)},
+      {"mean running batch", [](const sim::SimResult& r) { return r.mean_running; }, num(1)},
+      {"preemptions",
+       [](const sim::SimResult& r) {
+         return static_cast<double>(r.metrics.preemptions_recompute + r.metrics.preemptions_swap);
+       },
+       num(0)},
+  };
+  std::vector<Row> latency_rows;
+  const std::pair<const char*, const sim::LatencyHistogram sim::Metrics::*> hs[] = {
+      {"TTFT", &sim::Metrics::ttft},
+      {"TPOT", &sim::Metrics::tpot},
+      {"E2E", &sim::Metrics::e2e},
+      {"queueing", &sim::Metrics::queue},
+      {"E2E per output token", &sim::Metrics::normalized}};
+  for (const auto& [name, member] : hs) {
+    for (double q : {50.0, 99.0}) {
+      latency_rows.push_back({std::string(name) + " p" + fixed(q, 0) + " (ms)",
+                              [member = member, q](const sim::SimResult& r) {
+                                return (r.metrics.*member).percentile(q);
+                              },
+                              ms});
+    }
+  }
+  auto add_rows = [&](const std::vector<Row>& rows) {
+    for (const Row& row : rows) {
+      std::vector<std::string> cells = {row.name};
+      const double base = runs.empty() ? 0.0 : row.value(runs[0].result);
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        const double v = row.value(runs[i].result);
+        cells.push_back(row.format(v) + (i == 0 ? "" : ratio(v, base)));
+      }
+      t.add_row(cells);
+    }
+  };
+  add_rows(memory_rows);
+  t.add_separator();
+  add_rows(throughput_rows);
+  t.add_separator();
+  add_rows(latency_rows);
+  t.add_separator();
+  std::vector<std::string> verdict = {"saturation"};
+  for (const CompareRun& r : runs) verdict.push_back(sim::saturation_name(r.result.saturation));
+  t.add_row(verdict);
+  return t.render();
+}
+
+std::string compare_csv(const std::vector<CompareRun>& runs, const sim::SloOptions& slo) {
+  std::vector<std::string> header = {"label"};
+  for (auto& h : sim_csv_header()) header.push_back(h);
+  std::string out = csv_line(header);
+  for (const CompareRun& r : runs) {
+    std::vector<std::string> row = {r.label};
+    for (auto& c : sim_csv_row(r.result, slo)) row.push_back(c);
+    out += csv_line(row);
+  }
+  return out;
+}
+
+}  // namespace kvsim::report

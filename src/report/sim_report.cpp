@@ -1,0 +1,390 @@
+#include "report/sim_report.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+#include "common/error.h"
+#include "common/format.h"
+#include "report/table.h"
+
+namespace kvsim::report {
+namespace {
+
+double per_second(double count, TimeNs duration_ns) {
+  return duration_ns > 0 ? count * 1e9 / static_cast<double>(duration_ns) : 0.0;
+}
+
+// Seconds from nanoseconds by division, so exact decimals stay exact (5,800,000 ns → 0.0058).
+double ns_s(double ns) {
+  return ns / 1e9;
+}
+double seconds(TimeNs ns) {
+  return static_cast<double>(ns) / 1e9;
+}
+
+const char* const kPercentileMethod =
+    "nearest rank; exact up to 1024 samples, beyond that a log-bucketed histogram (128 buckets "
+    "per power of two) with relative error <= 0.39%; mean and max exact";
+
+struct Latency {
+  const char* name;
+  const sim::LatencyHistogram* histogram;
+};
+
+std::vector<Latency> latencies(const sim::Metrics& m) {
+  return {{"ttft_s", &m.ttft}, {"tpot_s", &m.tpot},   {"itl_s", &m.itl},
+          {"e2e_s", &m.e2e},   {"queue_s", &m.queue}, {"normalized_latency_s", &m.normalized}};
+}
+
+bool any_slo(const sim::SloOptions& slo) {
+  return slo.ttft_ns > 0 || slo.tpot_ns > 0 || slo.e2e_ns > 0;
+}
+
+Json null_or_seconds(TimeNs ns) {
+  return ns > 0 ? Json(seconds(ns)) : Json(nullptr);
+}
+
+// Whether the SLO targets hold at their percentile (true without targets).
+bool slo_met(const sim::SimResult& result, const sim::SloOptions& slo) {
+  const sim::Metrics& m = result.metrics;
+  const bool ttft_ok =
+      slo.ttft_ns == 0 || m.ttft.percentile(slo.percentile) <= static_cast<double>(slo.ttft_ns);
+  const bool tpot_ok =
+      slo.tpot_ns == 0 || m.tpot.percentile(slo.percentile) <= static_cast<double>(slo.tpot_ns);
+  const bool e2e_ok =
+      slo.e2e_ns == 0 || m.e2e.percentile(slo.percentile) <= static_cast<double>(slo.e2e_ns);
+  return ttft_ok && tpot_ok && e2e_ok && result.requests_unfinished == 0;
+}
+
+double slo_attainment(const sim::SimResult& result) {
+  const sim::Metrics& m = result.metrics;
+  return m.arrived > 0 ? static_cast<double>(m.slo_good) / static_cast<double>(m.arrived) : 0.0;
+}
+
+std::string ms(double ns) {
+  return fixed(ns * 1e-6, 2);
+}
+
+}  // namespace
+
+void add_sim_serving_json(Json& serving, const sim::SimOptions& o) {
+  if (!serving.is_object()) serving = Json::object();
+  serving["replicas"] = o.num_replicas;
+  serving["router"] = std::string(sim::router_name(o.router));
+  serving["scheduler"] = std::string(sim::scheduler_name(o.scheduler.kind));
+  serving["max_num_seqs"] = o.scheduler.max_num_seqs;
+  const std::int64_t budget = sim::effective_max_num_batched_tokens(o.scheduler);
+  serving["max_num_batched_tokens"] =
+      budget == std::numeric_limits<std::int64_t>::max() ? Json(nullptr) : Json(budget);
+  serving["long_prefill_token_threshold"] = o.scheduler.long_prefill_token_threshold;
+  serving["preemption"] = std::string(sim::preemption_name(o.scheduler.preemption));
+  serving["swap_space_bytes"] = o.scheduler.swap_space_bytes;
+  serving["enable_prefix_caching"] = o.enable_prefix_caching;
+  serving["time_limit_s"] = null_or_seconds(o.time_limit_ns);
+  Json slo;
+  slo["ttft_ms"] =
+      o.slo.ttft_ns > 0 ? Json(static_cast<double>(o.slo.ttft_ns) / 1e6) : Json(nullptr);
+  slo["tpot_ms"] =
+      o.slo.tpot_ns > 0 ? Json(static_cast<double>(o.slo.tpot_ns) / 1e6) : Json(nullptr);
+  slo["e2e_ms"] = o.slo.e2e_ns > 0 ? Json(static_cast<double>(o.slo.e2e_ns) / 1e6) : Json(nullptr);
+  slo["percentile"] = o.slo.percentile;
+  serving["slo"] = slo;
+}
+
+Json latency_json(const sim::LatencyHistogram& h) {
+  Json j;
+  j["mean"] = ns_s(h.mean());
+  j["p50"] = ns_s(h.percentile(50));
+  j["p90"] = ns_s(h.percentile(90));
+  j["p95"] = ns_s(h.percentile(95));
+  j["p99"] = ns_s(h.percentile(99));
+  j["max"] = ns_s(static_cast<double>(h.max()));
+  return j;
+}
+
+Json summary_json(const sim::SimResult& result, const sim::SloOptions& slo) {
+  const sim::Metrics& m = result.metrics;
+  const TimeNs d = result.duration_ns;
+  Json s;
+  s["requests_completed"] = m.completed;
+  s["requests_rejected"] = m.rejected();
+  s["requests_unfinished"] = result.requests_unfinished;
+  s["rejected_by_reason"] = Json{{"prompt_too_long", m.rejected_prompt_too_long},
+                                 {"too_long", m.rejected_too_long},
+                                 {"never_fits", m.rejected_never_fits}};
+  s["sim_duration_s"] = seconds(d);
+  s["throughput_rps"] = per_second(static_cast<double>(m.completed), d);
+  s["output_tokens_per_s"] = per_second(static_cast<double>(m.output_tokens), d);
+  s["total_tokens_per_s"] = per_second(static_cast<double>(m.prompt_tokens + m.output_tokens), d);
+  s["goodput_rps"] = per_second(static_cast<double>(m.slo_good), d);
+  s["slo_attainment"] = slo_attainment(result);
+  for (const Latency& l : latencies(m)) s[l.name] = latency_json(*l.histogram);
+  s["preemptions"] = m.preemptions_recompute + m.preemptions_swap;
+  s["preemptions_recompute"] = m.preemptions_recompute;
+  s["preemptions_swap"] = m.preemptions_swap;
+  s["mean_running"] = result.mean_running;
+  s["max_running"] = result.max_running;
+  s["mean_waiting"] = result.mean_waiting;
+  s["max_waiting"] = result.max_waiting;
+  if (any_slo(slo)) {
+    Json j;
+    j["ttft_s"] = null_or_seconds(slo.ttft_ns);
+    j["tpot_s"] = null_or_seconds(slo.tpot_ns);
+    j["e2e_s"] = null_or_seconds(slo.e2e_ns);
+    j["percentile"] = slo.percentile;
+    j["ttft_at_percentile_s"] = ns_s(m.ttft.percentile(slo.percentile));
+    j["tpot_at_percentile_s"] = ns_s(m.tpot.percentile(slo.percentile));
+    j["e2e_at_percentile_s"] = ns_s(m.e2e.percentile(slo.percentile));
+    j["met"] = slo_met(result, slo);
+    s["slo"] = j;
+  } else {
+    s["slo"] = nullptr;
+  }
+  s["saturation"] = Json{{"verdict", sim::saturation_name(result.saturation)},
+                         {"queue_delay_slope", result.queue_delay_slope},
+                         {"outstanding_at_last_arrival", result.outstanding_at_end_of_arrivals}};
+  s["steps"] = m.num_steps;
+  s["sequence_steps"] = m.num_sequence_steps;
+  s["swap_out_bytes"] = m.swap_out_bytes;
+  s["swap_in_bytes"] = m.swap_in_bytes;
+  s["percentile_method"] = kPercentileMethod;
+  return s;
+}
+
+Json memory_json(const sim::SimResult& result) {
+  const sim::MemoryFractions& f = result.fraction;
+  Json j;
+  j["fraction"] = Json{{"token_states", f.token_states},
+                       {"reservation", f.reservation},
+                       {"internal_fragmentation", f.internal_fragmentation},
+                       {"external_fragmentation", f.external_fragmentation},
+                       {"free", f.free}};
+  j["peak_used_bytes"] = result.peak_used_bytes;
+  j["prefix_cache_hit_rate"] = result.prefix_cache_hit_rate();
+  j["capacity_bytes"] = result.capacity_bytes;
+  j["capacity_tokens"] = result.capacity_slots;
+  j["peak_used_fraction"] =
+      result.capacity_bytes > 0
+          ? static_cast<double>(result.peak_used_bytes) / static_cast<double>(result.capacity_bytes)
+          : 0.0;
+  return j;
+}
+
+Json sim_report_json(const SimReportInputs& inputs, const sim::SimResult& result,
+                     const sim::SloOptions& slo, std::string_view command) {
+  Json j = envelope("kvsim.report/v1", command);
+  Json in;
+  in["model"] = inputs.model;
+  in["hardware"] = inputs.hardware;
+  in["serving"] = inputs.serving;
+  in["workload"] = inputs.workload;
+  in["seed"] = inputs.seed;
+  j["inputs"] = in;
+  j["kv"] = inputs.kv;
+  j["summary"] = summary_json(result, slo);
+  j["memory"] = memory_json(result);
+  Json replicas = Json::array();
+  for (std::int64_t n : result.completed_per_replica) replicas.push_back(Json{{"completed", n}});
+  j["replicas"] = replicas;
+  j["workload_reader"] = inputs.workload_reader;
+  if (!result.timeline.empty()) {
+    Json t = Json::array();
+    for (const sim::TimelinePoint& p : result.timeline) {
+      t.push_back(Json{{"t", seconds(p.t)},
+                       {"running", p.running},
+                       {"waiting", p.waiting},
+                       {"used_bytes", p.used_bytes},
+                       {"reserved_bytes", p.reserved_bytes},
+                       {"free_bytes", p.free_bytes}});
+    }
+    j["timeline"] = t;
+  }
+  return j;
+}
+
+std::string sim_report_table(const SimReportInputs& inputs, const sim::SimResult& result,
+                             const sim::SloOptions& slo) {
+  const sim::Metrics& m = result.metrics;
+  const TimeNs d = result.duration_ns;
+  KeyValueTable kv;
+  kv.set_title("kvsim simulate");
+  kv.add_section("Deployment");
+  if (!inputs.model_label.empty()) kv.add("model", inputs.model_label);
+  if (!inputs.deployment_label.empty()) kv.add("deployment", inputs.deployment_label);
+  if (!inputs.workload_label.empty()) kv.add("workload", inputs.workload_label);
+  kv.add_section("Requests");
+  kv.add("completed", with_commas(m.completed));
+  kv.add("rejected", with_commas(m.rejected()),
+         m.rejected() > 0
+             ? "prompt > max_model_len " + with_commas(m.rejected_prompt_too_long) +
+                   ", prompt + output > max_model_len " + with_commas(m.rejected_too_long) +
+                   ", never fit " + with_commas(m.rejected_never_fits)
+             : "");
+  if (result.requests_unfinished > 0) {
+    kv.add("unfinished", with_commas(result.requests_unfinished), "at the time limit");
+  }
+  kv.add("simulated time", human_seconds(seconds(d)));
+  kv.add("throughput", fixed(per_second(static_cast<double>(m.completed), d), 3) + " req/s");
+  kv.add("output tokens", fixed(per_second(static_cast<double>(m.output_tokens), d), 1) + " tok/s");
+  kv.add(
+      "total tokens",
+      fixed(per_second(static_cast<double>(m.prompt_tokens + m.output_tokens), d), 1) + " tok/s");
+  if (any_slo(slo)) {
+    kv.add("goodput", fixed(per_second(static_cast<double>(m.slo_good), d), 3) + " req/s");
+    kv.add("SLO attainment", percent(slo_attainment(result)));
+    kv.add("SLO at p" +
+               fixed(slo.percentile, slo.percentile == static_cast<int>(slo.percentile) ? 0 : 1),
+           slo_met(result, slo) ? "met" : "not met");
+  }
+  kv.add("preemptions", with_commas(m.preemptions_recompute + m.preemptions_swap),
+         m.preemptions_swap > 0 ? with_commas(m.preemptions_swap) + " by swap" : "");
+  kv.add("running batch", fixed(result.mean_running, 1) + " mean",
+         "max " + with_commas(result.max_running));
+  kv.add("saturation", sim::saturation_name(result.saturation),
+         "queueing delay slope " + fixed(result.queue_delay_slope, 3) + " s/s");
+
+  Table lat({"latency (ms)", "mean", "p50", "p90", "p95", "p99", "max"});
+  const char* labels[] = {"TTFT", "TPOT", "ITL", "E2E", "queueing", "E2E / output token"};
+  int i = 0;
+  for (const Latency& l : latencies(m)) {
+    const sim::LatencyHistogram& h = *l.histogram;
+    lat.add_row({labels[i++], ms(h.mean()), ms(h.percentile(50)), ms(h.percentile(90)),
+                 ms(h.percentile(95)), ms(h.percentile(99)), ms(static_cast<double>(h.max()))});
+  }
+
+  KeyValueTable mem;
+  mem.add_section("KV cache (time-weighted, per GPU " + human_bytes(result.capacity_bytes) + ")");
+  const sim::MemoryFractions& f = result.fraction;
+  mem.add("token states", percent(f.token_states));
+  mem.add("reservation", percent(f.reservation));
+  mem.add("internal fragmentation", percent(f.internal_fragmentation));
+  mem.add("external fragmentation", percent(f.external_fragmentation));
+  mem.add("free", percent(f.free));
+  mem.add("peak used", human_bytes(result.peak_used_bytes));
+  if (result.prefix_query_tokens > 0)
+    mem.add("prefix-cache hit rate", percent(result.prefix_cache_hit_rate()));
+  return kv.render() + "\n" + lat.render() + mem.render();
+}
+
+std::vector<std::string> sim_csv_header() {
+  std::vector<std::string> h = {"requests_completed", "requests_rejected", "requests_unfinished",
+                                "sim_duration_s",     "throughput_rps",    "output_tokens_per_s",
+                                "total_tokens_per_s", "goodput_rps",       "slo_attainment"};
+  for (const char* name :
+       {"ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s", "normalized_latency_s"}) {
+    for (const char* stat : {"mean", "p50", "p90", "p95", "p99", "max"}) {
+      h.push_back(std::string(name) + "_" + stat);
+    }
+  }
+  for (const char* name :
+       {"preemptions", "mean_running", "max_running", "saturation", "token_states", "reservation",
+        "internal_fragmentation", "external_fragmentation", "free", "peak_used_bytes",
+        "prefix_cache_hit_rate"}) {
+    h.push_back(name);
+  }
+  return h;
+}
+
+std::vector<std::string> sim_csv_row(const sim::SimResult& result, const sim::SloOptions& slo) {
+  const Json s = summary_json(result, slo);
+  const Json mem = memory_json(result);
+  auto str = [](const Json& v) { return v.dump(); };
+  std::vector<std::string> row;
+  for (const char* k : {"requests_completed", "requests_rejected", "requests_unfinished",
+                        "sim_duration_s", "throughput_rps", "output_tokens_per_s",
+                        "total_tokens_per_s", "goodput_rps", "slo_attainment"}) {
+    row.push_back(str(s[k]));
+  }
+  for (const char* name :
+       {"ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s", "normalized_latency_s"}) {
+    for (const char* stat : {"mean", "p50", "p90", "p95", "p99", "max"}) {
+      row.push_back(str(s[name][stat]));
+    }
+  }
+  row.push_back(str(s["preemptions"]));
+  row.push_back(str(s["mean_running"]));
+  row.push_back(str(s["max_running"]));
+  row.push_back(sim::saturation_name(result.saturation));
+  for (const char* k : {"token_states", "reservation", "internal_fragmentation",
+                        "external_fragmentation", "free"}) {
+    row.push_back(str(mem["fraction"][k]));
+  }
+  row.push_back(str(mem["peak_used_bytes"]));
+  row.push_back(str(mem["prefix_cache_hit_rate"]));
+  return row;
+}
+
+std::string sim_report_csv(const sim::SimResult& result, const sim::SloOptions& slo) {
+  return csv_line(sim_csv_header()) + csv_line(sim_csv_row(result, slo));
+}
+
+std::string timeline_csv(const sim::SimResult& result) {
+  std::string out = "t_s,running,waiting,used_bytes,reserved_bytes,free_bytes\n";
+  for (const sim::TimelinePoint& p : result.timeline) {
+    out += Json(seconds(p.t)).dump() + "," + std::to_string(p.running) + "," +
+           std::to_string(p.waiting) + "," + std::to_string(p.used_bytes) + "," +
+           std::to_string(p.reserved_bytes) + "," + std::to_string(p.free_bytes) + "\n";
+  }
+  return out;
+}
+
+RequestLog::RequestLog(std::string path)
+    : path_(std::move(path)), tmp_path_(path_ + ".tmp." + std::to_string(::getpid())) {
+  file_ = std::fopen(tmp_path_.c_str(), "wb");
+  if (file_ == nullptr) {
+    throw Error(ErrorLocation{path_, 0, 0, "--requests"},
+                std::string("cannot create the file: ") + std::strerror(errno));
+  }
+  static const char kHeader[] =
+      "id,replica,state,reject_reason,prompt_tokens,output_tokens,arrival_s,first_scheduled_s,"
+      "first_token_s,finish_s,queue_s,ttft_s,tpot_s,e2e_s,preemptions,cached_tokens\n";
+  std::fputs(kHeader, file_);
+}
+
+RequestLog::~RequestLog() {
+  if (file_ != nullptr) {
+    std::fclose(file_);
+    std::remove(tmp_path_.c_str());
+  }
+}
+
+void RequestLog::on_request_end(const sim::Request& r) {
+  auto time = [](TimeNs ns) { return ns < 0 ? std::string() : Json(seconds(ns)).dump(); };
+  auto span = [](TimeNs from, TimeNs to) {
+    return (from < 0 || to < 0) ? std::string() : Json(seconds(to - from)).dump();
+  };
+  const bool finished = r.state == sim::RequestState::kFinished;
+  std::string tpot;
+  if (finished && r.output_tokens > 1) {
+    tpot = Json(seconds(r.finish_ns - r.first_token_ns) / static_cast<double>(r.output_tokens - 1))
+               .dump();
+  }
+  line_.clear();
+  line_ += std::to_string(r.id) + "," + std::to_string(r.replica) + "," +
+           sim::request_state_name(r.state) + "," + sim::reject_reason_name(r.reject_reason) + "," +
+           std::to_string(r.prompt_tokens) + "," + std::to_string(r.output_tokens) + "," +
+           time(r.arrival_ns) + "," + time(r.first_scheduled_ns) + "," + time(r.first_token_ns) +
+           "," + time(finished || r.state == sim::RequestState::kRejected ? r.finish_ns : -1) +
+           "," + span(r.arrival_ns, r.first_scheduled_ns) + "," +
+           span(r.arrival_ns, r.first_token_ns) + "," + tpot + "," +
+           (finished ? span(r.arrival_ns, r.finish_ns) : std::string()) + "," +
+           std::to_string(r.num_preemptions) + "," + std::to_string(r.cached_tokens) + "\n";
+  std::fputs(line_.c_str(), file_);
+}
+
+void RequestLog::commit() {
+  const bool ok = std::fflush(file_) == 0 && ::fsync(::fileno(file_)) == 0;
+  const bool closed = std::fclose(file_) == 0;
+  file_ = nullptr;
+  if (!ok || !closed || std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    std::remove(tmp_path_.c_str());
+    throw Error(ErrorLocation{path_, 0, 0, "--requests"}, "cannot write the file: " + reason);
+  }
+}
+
+}  // namespace kvsim::report

@@ -1,0 +1,63 @@
+#pragma once
+// From a resolved deployment (model, GPU, tensor parallelism, KV format, allocator and cost
+// model choices) to what the simulator runs: the KV budget of each GPU, one allocator per
+// replica sized from it, and the step-time cost model.
+
+#include <cstdint>
+#include <memory>
+
+#include "cost/cost_model.h"
+#include "memory/allocator.h"
+#include "model/hardware_spec.h"
+#include "model/kv_math.h"
+#include "model/model_spec.h"
+#include "sim/simulator.h"
+
+namespace kvsim::sim {
+
+struct DeploymentInputs {
+  const model::ModelSpec* model = nullptr;        // required
+  const model::HardwareSpec* hardware = nullptr;  // required
+  std::int64_t tensor_parallel_size = 1;
+  model::KvFormat kv_format;
+  model::MemoryBudgetOptions budget;  // gpu_memory_utilization and reserves
+  std::int64_t block_size = 16;
+  std::int64_t max_model_len = 0;  // resolved (> 0)
+  memory::AllocatorKind allocator = memory::AllocatorKind::kPaged;
+  memory::Placement placement = memory::Placement::kBuddy;
+  double watermark = 0.01;
+  cost::CostModelConfig cost;
+};
+
+// A deployment ready to simulate. Immutable; setup() may be called for several runs (each gets
+// fresh allocators; the cost model is shared).
+class BuiltDeployment {
+ public:
+  const model::KvBudget& budget() const { return budget_; }
+  const model::KvCapacity& capacity() const { return capacity_; }
+  const memory::AllocatorOptions& allocator_options() const { return allocator_; }
+  const cost::CostModel& cost_model() const { return *cost_model_; }
+
+  // The simulator's setup for `options`: its block_size and max_model_len are set from the
+  // deployment, the allocators' prefix caching and swap space from `options`. The returned setup
+  // refers to this object, which must outlive the run.
+  SimSetup setup(SimOptions options) const;
+
+ private:
+  friend BuiltDeployment build_deployment(const DeploymentInputs& inputs,
+                                          const SimOptions& options);
+  model::KvBudget budget_;
+  model::KvCapacity capacity_;
+  memory::AllocatorOptions allocator_;
+  std::int64_t block_size_ = 16;
+  std::int64_t max_model_len_ = 0;
+  std::shared_ptr<const cost::CostModel> cost_model_;
+};
+
+// Sizes everything. Throws kvsim::Error when the model does not fit the GPU ("does not fit",
+// with the weights, reserves and shortfall), when one replica's KV cache cannot hold a single
+// sequence of max_model_len tokens, or when an allocator or cost-model option is invalid.
+// `options` supplies the allocator settings that belong to serving (prefix caching, swap space).
+BuiltDeployment build_deployment(const DeploymentInputs& inputs, const SimOptions& options);
+
+}  // namespace kvsim::sim

@@ -1,0 +1,125 @@
+#include "sim/options.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "common/error.h"
+
+namespace kvsim::sim {
+namespace {
+
+template <typename Enum, std::size_t N>
+std::optional<Enum> find_name(std::string_view name, const std::string_view (&names)[N]) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (names[i] == name) return static_cast<Enum>(i);
+  }
+  return std::nullopt;
+}
+
+template <std::size_t N>
+std::vector<std::string> all_names(const std::string_view (&names)[N]) {
+  return std::vector<std::string>(std::begin(names), std::end(names));
+}
+
+// Indexed by the enum values.
+constexpr std::string_view kSchedulerNames[] = {"vllm", "chunked-prefill", "static"};
+constexpr std::string_view kPreemptionNames[] = {"recompute", "swap"};
+constexpr std::string_view kRouterNames[] = {"round-robin", "least-outstanding", "least-kv",
+                                             "prefix-aware"};
+
+Error flag_error(const std::string& flag, const std::string& message) {
+  return Error(ErrorLocation{"", 0, 0, flag}, message);
+}
+
+}  // namespace
+
+std::string_view scheduler_name(SchedulerKind kind) {
+  return kSchedulerNames[static_cast<int>(kind)];
+}
+std::string_view preemption_name(PreemptionMode mode) {
+  return kPreemptionNames[static_cast<int>(mode)];
+}
+std::string_view router_name(RouterKind kind) {
+  return kRouterNames[static_cast<int>(kind)];
+}
+std::vector<std::string> scheduler_names() {
+  return all_names(kSchedulerNames);
+}
+std::vector<std::string> preemption_names() {
+  return all_names(kPreemptionNames);
+}
+std::vector<std::string> router_names() {
+  return all_names(kRouterNames);
+}
+std::optional<SchedulerKind> parse_scheduler(std::string_view name) {
+  return find_name<SchedulerKind>(name, kSchedulerNames);
+}
+std::optional<PreemptionMode> parse_preemption(std::string_view name) {
+  return find_name<PreemptionMode>(name, kPreemptionNames);
+}
+std::optional<RouterKind> parse_router(std::string_view name) {
+  return find_name<RouterKind>(name, kRouterNames);
+}
+
+std::int64_t effective_max_num_batched_tokens(const SchedulerOptions& options) {
+  if (options.max_num_batched_tokens > 0) return options.max_num_batched_tokens;
+  switch (options.kind) {
+    case SchedulerKind::kVllm:
+      return std::max<std::int64_t>(options.max_model_len, 2048);
+    case SchedulerKind::kChunkedPrefill:
+      return 2048;
+    case SchedulerKind::kStatic:
+      return std::numeric_limits<std::int64_t>::max();
+  }
+  return 0;
+}
+
+void validate_options(const SimOptions& options) {
+  const SchedulerOptions& s = options.scheduler;
+  if (options.num_replicas < 1 || options.num_replicas > 100000) {
+    throw flag_error("--replicas", "expected an integer in [1, 100000], got " +
+                                       std::to_string(options.num_replicas));
+  }
+  if (s.max_num_seqs < 1) {
+    throw flag_error("--max-num-seqs",
+                     "expected a positive integer, got " + std::to_string(s.max_num_seqs));
+  }
+  if (s.max_num_batched_tokens < 0) {
+    throw flag_error("--max-num-batched-tokens", "expected a positive integer, got " +
+                                                     std::to_string(s.max_num_batched_tokens));
+  }
+  if (s.long_prefill_token_threshold < 0) {
+    throw flag_error(
+        "--long-prefill-token-threshold",
+        "expected a non-negative integer, got " + std::to_string(s.long_prefill_token_threshold));
+  }
+  if (s.max_model_len < 1) {
+    throw flag_error("--max-model-len",
+                     "expected a positive integer, got " + std::to_string(s.max_model_len));
+  }
+  if (s.kind == SchedulerKind::kVllm && effective_max_num_batched_tokens(s) < s.max_model_len) {
+    throw flag_error("--max-num-batched-tokens",
+                     "the vllm scheduler computes a whole prompt in one step, so it needs at "
+                     "least --max-model-len (" +
+                         std::to_string(s.max_model_len) + ") tokens, got " +
+                         std::to_string(s.max_num_batched_tokens) +
+                         "; use --scheduler chunked-prefill for a smaller budget");
+  }
+  if (options.block_size < 1) {
+    throw flag_error("--block-size",
+                     "expected a positive integer, got " + std::to_string(options.block_size));
+  }
+  if (options.time_limit_ns < 0) throw flag_error("--time-limit", "expected a non-negative time");
+  if (options.slo.ttft_ns < 0) throw flag_error("--slo-ttft", "expected a non-negative time");
+  if (options.slo.tpot_ns < 0) throw flag_error("--slo-tpot", "expected a non-negative time");
+  if (options.slo.e2e_ns < 0) throw flag_error("--slo-e2e", "expected a non-negative time");
+  if (!(options.slo.percentile > 0.0 && options.slo.percentile <= 100.0)) {
+    throw flag_error("--slo-percentile", "expected a number in (0, 100], got " +
+                                             std::to_string(options.slo.percentile));
+  }
+  if (options.timeline_points < 0 || options.timeline_points == 1) {
+    throw flag_error("--timeline-points", "expected 0 or an integer >= 2");
+  }
+}
+
+}  // namespace kvsim::sim

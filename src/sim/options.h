@@ -1,0 +1,97 @@
+#pragma once
+// The simulator's options as plain structs: defaults in the member initialisers, each with what
+// changing it does. Only config/ (scenario YAML) and cli/ (flags) fill them; validate_options()
+// checks them, naming the flag.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/units.h"
+
+namespace kvsim::sim {
+
+enum class SchedulerKind : std::uint8_t {
+  kVllm,            // continuous batching, FCFS, prefill-only steps first, then decode steps
+  kChunkedPrefill,  // token budget per step: decodes first, then prefill chunks (vLLM v1, Sarathi)
+  kStatic,          // request-level batches that run until their longest request finishes
+};
+enum class PreemptionMode : std::uint8_t {
+  kRecompute,  // the victim's KV is freed; it re-runs its prefill (prompt + tokens so far)
+  kSwap,       // the victim's KV moves to the CPU swap space over PCIe and back later
+};
+enum class RouterKind : std::uint8_t {
+  kRoundRobin,        // replicas in turn
+  kLeastOutstanding,  // fewest waiting + running + swapped requests
+  kLeastKvUsage,      // lowest allocated fraction of the KV cache
+  kPrefixAware,       // longest cached prefix (approximate index), else least outstanding
+};
+
+struct SchedulerOptions {
+  SchedulerKind kind = SchedulerKind::kVllm;
+  // Most sequences running on one replica at once (vLLM --max-num-seqs).
+  std::int64_t max_num_seqs = 256;
+  // Most tokens computed in one step (prefill tokens + one per decode). 0 = the default of the
+  // scheduler: vllm max(max_model_len, 2048) (vLLM's default without chunked prefill; it must be
+  // >= max_model_len), chunked-prefill 2048, static unlimited.
+  std::int64_t max_num_batched_tokens = 0;
+  // chunked-prefill: largest prefill chunk of one request in one step; 0 = only the step budget.
+  std::int64_t long_prefill_token_threshold = 0;
+  PreemptionMode preemption = PreemptionMode::kRecompute;
+  // Longest sequence (prompt + output) served; longer requests are rejected, as vLLM's API
+  // server does. Required (> 0).
+  std::int64_t max_model_len = 0;
+  // CPU swap space per GPU for PreemptionMode::kSwap (vLLM --swap-space, 4 GiB). When it is
+  // full, a victim is recomputed instead.
+  Bytes swap_space_bytes = 4 * kGiB;
+};
+
+struct SloOptions {
+  TimeNs ttft_ns = 0;  // time-to-first-token target; 0 = none
+  TimeNs tpot_ns = 0;  // time-per-output-token target; 0 = none
+  TimeNs e2e_ns = 0;   // end-to-end latency target; 0 = none
+  // The SLO holds when this percentile of TTFT (and of TPOT) is within its target.
+  double percentile = 99.0;
+};
+
+struct SimOptions {
+  std::int64_t num_replicas = 1;  // copies of the deployment behind the router
+  SchedulerOptions scheduler;
+  RouterKind router = RouterKind::kRoundRobin;
+  // Prefix caching on the KV allocator: requests with prefix hashes share cached blocks and skip
+  // their prefill compute. Off: prefix hashes are ignored.
+  bool enable_prefix_caching = false;
+  // Allocator block size in tokens, used to split a workload's prefix blocks into the
+  // allocator's blocks (the allocator itself is built with the same value).
+  std::int64_t block_size = 16;
+  // Stop at this simulated time; requests still in flight are reported as unfinished. 0 = run
+  // until the workload is drained and every request has finished or been rejected.
+  TimeNs time_limit_ns = 0;
+  SloOptions slo;
+  // Keep a downsampled timeline of at most this many evenly spaced points (0 = none).
+  std::int64_t timeline_points = 0;
+};
+
+// Canonical names, as flags and YAML spell them.
+std::string_view scheduler_name(SchedulerKind kind);    // "vllm", "chunked-prefill", "static"
+std::string_view preemption_name(PreemptionMode mode);  // "recompute", "swap"
+std::string_view router_name(
+    RouterKind kind);  // "round-robin", "least-outstanding", "least-kv", "prefix-aware"
+std::vector<std::string> scheduler_names();
+std::vector<std::string> preemption_names();
+std::vector<std::string> router_names();
+// nullopt when `name` is not one of the names above.
+std::optional<SchedulerKind> parse_scheduler(std::string_view name);
+std::optional<PreemptionMode> parse_preemption(std::string_view name);
+std::optional<RouterKind> parse_router(std::string_view name);
+
+// max_num_batched_tokens with its per-scheduler default applied.
+std::int64_t effective_max_num_batched_tokens(const SchedulerOptions& options);
+
+// Throws kvsim::Error naming the flag (e.g. "--max-num-seqs") for an out-of-range option:
+// non-positive counts, a vllm token budget below max_model_len, a percentile outside (0, 100].
+void validate_options(const SimOptions& options);
+
+}  // namespace kvsim::sim

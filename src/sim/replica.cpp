@@ -1,0 +1,382 @@
+#include "sim/replica.h"
+
+#include <algorithm>
+
+#include "common/assert.h"
+#include "sim/scheduler.h"
+
+namespace kvsim::sim {
+
+Replica::Replica(std::uint32_t index, const SimOptions& options,
+                 std::unique_ptr<memory::Allocator> allocator, const cost::CostModel& cost_model,
+                 Context context)
+    : index_(index),
+      options_(options),
+      allocator_(std::move(allocator)),
+      cost_model_(&cost_model),
+      scheduler_(make_scheduler(options.scheduler)),
+      ctx_(context) {
+  KVSIM_ASSERT(allocator_ != nullptr, "a replica has an allocator");
+  KVSIM_ASSERT(allocator_->bytes_per_slot() > 0, "KV slots have a size");
+  capacity_slots_ = allocator_->accounting(nullptr).capacity;
+  refresh_accounting();
+}
+
+Replica::~Replica() = default;
+
+std::int64_t Replica::num_outstanding() const {
+  return static_cast<std::int64_t>(waiting_.size() + running_.size() + swapped_.size() +
+                                   swapping_in_.size());
+}
+
+double Replica::kv_usage() const {
+  if (accounting_.capacity == 0) return 0.0;
+  return static_cast<double>(accounting_.used()) / static_cast<double>(accounting_.capacity);
+}
+
+bool Replica::holds_nothing() const {
+  return running_.empty() && swapping_in_.empty() && held_.empty();
+}
+
+memory::SeqInfo Replica::seq_info(const Request& r, bool with_prefix) const {
+  memory::SeqInfo info;
+  info.id = r.id;
+  info.prompt_tokens = r.prompt_tokens;
+  info.final_tokens = r.final_tokens();
+  if (with_prefix) info.block_content_ids = r.block_ids;
+  return info;
+}
+
+void Replica::refresh_accounting() {
+  memory::SeqInfo head_info;
+  const memory::SeqInfo* head = nullptr;
+  if (!waiting_.empty()) {
+    head_info = seq_info((*ctx_.pool)[waiting_.front()], options_.enable_prefix_caching);
+    head = &head_info;
+  }
+  accounting_ = allocator_->byte_accounting(head);
+  const memory::ByteAccounting& a = accounting_;
+  KVSIM_ASSERT(a.token_states + a.reservation + a.internal_fragmentation +
+                       a.external_fragmentation + a.free ==
+                   a.capacity,
+               "the five memory quantities add up to the capacity");
+  memory_time_.advance(now_, accounting_);
+}
+
+void Replica::advance_to(TimeNs now) {
+  KVSIM_ASSERT(now >= integrated_to_, "replica time never goes backwards");
+  const TimeNs dt = now - integrated_to_;
+  if (dt == 0) return;
+  const auto w = static_cast<ReplicaIntegrals::U128>(dt);
+  integrals_.running += static_cast<ReplicaIntegrals::U128>(running_.size()) * w;
+  integrals_.waiting += static_cast<ReplicaIntegrals::U128>(waiting_.size()) * w;
+  integrals_.elapsed += dt;
+  integrated_to_ = now;
+}
+
+void Replica::finish(TimeNs now) {
+  advance_to(now);
+  now_ = now;
+  memory_time_.advance(now, accounting_);
+}
+
+void Replica::enqueue(RequestPool::Slot slot, TimeNs now) {
+  advance_to(now);
+  now_ = now;
+  Request& r = request(slot);
+  r.replica = index_;
+  const std::int64_t max_len = options_.scheduler.max_model_len;
+  if (r.prompt_tokens > max_len) return reject(slot, RejectReason::kPromptTooLong, now);
+  if (r.final_tokens() > max_len) return reject(slot, RejectReason::kTooLong, now);
+  // No amount of waiting or preemption would make it fit.
+  if (!allocator_->fits_alone(seq_info(r, false))) {
+    return reject(slot, RejectReason::kNeverFits, now);
+  }
+  r.state = RequestState::kWaiting;
+  waiting_.push_back(slot);
+  max_waiting_ = std::max(max_waiting_, num_waiting());
+  // A new head changes what counts as external fragmentation; an idle replica refreshes when
+  // it next tries to start a step (at this same instant).
+  if (busy_ && waiting_.size() == 1) refresh_accounting();
+}
+
+void Replica::reject(RequestPool::Slot slot, RejectReason reason, TimeNs now) {
+  Request& r = request(slot);
+  r.state = RequestState::kRejected;
+  r.reject_reason = reason;
+  r.finish_ns = now;
+  ctx_.metrics->on_rejected(r);
+  ctx_.sink->on_request_end(slot, false);
+}
+
+void Replica::reject_waiting_head(RejectReason reason) {
+  KVSIM_ASSERT(!waiting_.empty(), "rejecting the head of a non-empty queue");
+  const RequestPool::Slot slot = waiting_.front();
+  waiting_.pop_front();
+  reject(slot, reason, now_);
+}
+
+std::optional<TimeNs> Replica::start_step(TimeNs now) {
+  KVSIM_ASSERT(!busy_, "one step at a time");
+  advance_to(now);
+  now_ = now;
+  plan_.clear();
+  pending_swap_ins_.clear();
+  Bytes swap_out_bytes = 0;
+  // A pass that only preempted (every running request lost its room) is followed by another,
+  // which can admit or swap in at once. Two passes always suffice: the second starts with
+  // nothing running, so it cannot preempt.
+  for (int pass = 0; pass < 3; ++pass) {
+    preemptions_this_pass_ = 0;
+    scheduler_->schedule(*this);
+    swap_out_bytes += plan_.swap_out_bytes;
+    if (plan_.num_items() > 0 || preemptions_this_pass_ == 0) break;
+    KVSIM_ASSERT(pass < 2, "a scheduling pass with nothing running cannot preempt");
+    plan_.clear();
+  }
+
+  const TimeNs swap_out_ns = swap_out_bytes > 0 ? cost_model_->swap_time(swap_out_bytes) : 0;
+  link_free_ns_ = std::max(link_free_ns_, now) + swap_out_ns;
+  for (RequestPool::Slot slot : pending_swap_ins_) {
+    Request& r = request(slot);
+    link_free_ns_ += cost_model_->swap_time(r.swap_bytes);
+    r.swap_done_ns = link_free_ns_;
+    ctx_.metrics->swap_in_bytes += r.swap_bytes;
+    ctx_.events->push(link_free_ns_, EventKind::kSwapInDone, index_, slot);
+  }
+  max_running_ = std::max(max_running_, num_running());
+  refresh_accounting();
+  if (plan_.num_items() == 0) return std::nullopt;
+
+  const cost::StepBatch& batch = plan_.build_batch([this](const StepItem& item) {
+    return item.context_tokens + item.num_tokens == request(item.request).prefill_target;
+  });
+  const TimeNs compute_ns = cost_model_->step_time(batch);
+  KVSIM_ASSERT(compute_ns >= 0, "step times are non-negative");
+  // At least 1 ns so that simulated time always moves forward.
+  const TimeNs step_ns = std::max<TimeNs>(1, compute_ns + swap_out_ns);
+  Metrics& m = *ctx_.metrics;
+  ++m.num_steps;
+  m.num_sequence_steps += plan_.num_items();
+  m.num_step_tokens += plan_.num_tokens();
+  busy_ = true;
+  return now + step_ns;
+}
+
+void Replica::finish_step(TimeNs now) {
+  KVSIM_ASSERT(busy_, "a step is in flight");
+  advance_to(now);
+  now_ = now;
+  busy_ = false;
+  bool any_finished = false;
+  for (const StepItem& item : plan_.items()) {
+    if (item.canceled || item.kind == StepItemKind::kPadding) continue;
+    Request& r = request(item.request);
+    if (item.kind == StepItemKind::kPrefill) {
+      KVSIM_ASSERT(r.state == RequestState::kPrefill, "a prefill item's request is in prefill");
+      r.computed += item.num_tokens;
+      KVSIM_ASSERT(r.computed <= r.prefill_target && r.computed <= r.kv_tokens,
+                   "prefill stays within its target and its room");
+      if (r.computed < r.prefill_target) continue;
+      r.state = RequestState::kDecode;
+    } else {
+      KVSIM_ASSERT(r.state == RequestState::kDecode, "a decode item's request is decoding");
+      r.computed += 1;
+      KVSIM_ASSERT(r.computed <= r.kv_tokens, "decode writes into room it holds");
+    }
+    produce_token(item.request, now);
+    any_finished = any_finished || r.state == RequestState::kFinished;
+  }
+  if (!any_finished) return;
+  const bool keep = scheduler_->keeps_finished();
+  // Releases after the running list no longer refers to them.
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < running_.size(); ++i) {
+    const RequestPool::Slot slot = running_[i];
+    if (request(slot).state != RequestState::kFinished) {
+      running_[kept++] = slot;
+      continue;
+    }
+    if (keep) {
+      held_.push_back(slot);
+    } else {
+      Request& r = request(slot);
+      allocator_->free(r.id);
+      r.kv_tokens = 0;
+    }
+    ctx_.sink->on_request_end(slot, keep);
+  }
+  running_.resize(kept);
+}
+
+void Replica::produce_token(RequestPool::Slot slot, TimeNs now) {
+  Request& r = request(slot);
+  ++r.generated;
+  if (r.first_token_ns < 0) {
+    r.first_token_ns = now;
+  } else {
+    ctx_.metrics->on_token_gap(now - r.last_token_ns);
+  }
+  r.last_token_ns = now;
+  if (r.generated < r.output_tokens) return;
+  r.state = RequestState::kFinished;
+  r.finish_ns = now;
+  ++num_completed_;
+  ctx_.metrics->on_finished(r);
+}
+
+void Replica::finish_swap_in(RequestPool::Slot slot, TimeNs now) {
+  advance_to(now);
+  now_ = now;
+  Request& r = request(slot);
+  KVSIM_ASSERT(r.state == RequestState::kSwappingIn, "only a swapping-in request completes a swap");
+  r.state = r.computed < r.prefill_target ? RequestState::kPrefill : RequestState::kDecode;
+  swapping_in_.erase(std::find(swapping_in_.begin(), swapping_in_.end(), slot));
+  running_.push_back(slot);
+}
+
+AdmitStatus Replica::try_admit(RequestPool::Slot slot, std::int64_t num_tokens,
+                               std::int64_t* cached_tokens) {
+  Request& r = request(slot);
+  KVSIM_ASSERT(r.state == RequestState::kWaiting && r.kv_tokens == 0,
+               "admitting a waiting request");
+  KVSIM_ASSERT(num_tokens >= 1, "admission makes room for at least one token");
+  const auto result = allocator_->admit(seq_info(r, options_.enable_prefix_caching), num_tokens);
+  if (!result) return holds_nothing() ? AdmitStatus::kNeverFits : AdmitStatus::kNoRoom;
+  r.kv_tokens = num_tokens;
+  *cached_tokens = std::clamp<std::int64_t>(result->cached_tokens, 0, num_tokens);
+  return AdmitStatus::kAdmitted;
+}
+
+std::int64_t Replica::cached_prefix(RequestPool::Slot slot, std::int64_t num_tokens) const {
+  if (!options_.enable_prefix_caching) return 0;
+  return allocator_->cached_prefix_tokens(seq_info((*ctx_.pool)[slot], true), num_tokens);
+}
+
+void Replica::undo_admit(RequestPool::Slot slot) {
+  Request& r = request(slot);
+  allocator_->free(r.id);
+  r.kv_tokens = 0;
+}
+
+void Replica::start_running(RequestPool::Slot slot, std::int64_t cached_tokens) {
+  KVSIM_ASSERT(!waiting_.empty() && waiting_.front() == slot, "admission is FCFS");
+  waiting_.pop_front();
+  running_.push_back(slot);
+  Request& r = request(slot);
+  r.state = RequestState::kPrefill;
+  r.prefill_target = r.prompt_tokens + r.generated;
+  // The last prompt token is always computed (its logits give the next token).
+  const std::int64_t hit = std::min(cached_tokens, r.prefill_target);
+  r.computed = std::min(hit, r.prefill_target - 1);
+  r.cached_tokens += hit;
+  if (r.first_scheduled_ns < 0) {
+    r.first_scheduled_ns = now_;
+    ctx_.metrics->on_first_scheduled(r);
+  }
+}
+
+bool Replica::try_grow(RequestPool::Slot slot, std::int64_t num_tokens) {
+  if (num_tokens == 0) return true;
+  Request& r = request(slot);
+  if (!allocator_->grow(r.id, num_tokens)) return false;
+  r.kv_tokens += num_tokens;
+  return true;
+}
+
+bool Replica::make_room_or_preempt(RequestPool::Slot slot, std::int64_t total_tokens) {
+  const std::int64_t need = total_tokens - request(slot).kv_tokens;
+  if (need <= 0) return true;
+  while (!try_grow(slot, need)) {
+    if (preempt_newest() == slot) return false;
+  }
+  return true;
+}
+
+RequestPool::Slot Replica::preempt_newest() {
+  KVSIM_ASSERT(!running_.empty(), "preemption needs a running request");
+  const RequestPool::Slot slot = running_.back();
+  running_.pop_back();
+  plan_.cancel(slot);
+  ++preemptions_this_pass_;
+  Request& r = request(slot);
+  ++r.num_preemptions;
+  Metrics& m = *ctx_.metrics;
+  if (options_.scheduler.preemption == PreemptionMode::kSwap) {
+    if (const auto bytes = allocator_->swap_out(r.id)) {
+      // kv_tokens stays: the room it needs back on the GPU.
+      r.swap_bytes = *bytes;
+      plan_.swap_out_bytes += *bytes;
+      m.swap_out_bytes += *bytes;
+      ++m.preemptions_swap;
+      r.state = RequestState::kSwapped;
+      swapped_.push_back(slot);
+      return slot;
+    }
+  }
+  allocator_->free(r.id);
+  ++m.preemptions_recompute;
+  r.kv_tokens = 0;
+  r.computed = 0;
+  r.state = RequestState::kWaiting;
+  waiting_.push_front(slot);
+  max_waiting_ = std::max(max_waiting_, num_waiting());
+  return slot;
+}
+
+bool Replica::try_swap_in_head() {
+  KVSIM_ASSERT(!swapped_.empty(), "swapping in needs a swapped request");
+  if (num_running() + num_swapping_in() >= options_.scheduler.max_num_seqs) return false;
+  const RequestPool::Slot slot = swapped_.front();
+  Request& r = request(slot);
+  const auto bytes = allocator_->swap_in(r.id);
+  if (!bytes) {
+    if (!holds_nothing()) return false;
+    // Refused with nothing else on the GPU: it never will come back this way. It recomputes
+    // instead (and the pass is rerun, as after a preemption, so that it can be admitted now).
+    swapped_.pop_front();
+    allocator_->free(r.id);
+    r.kv_tokens = 0;
+    r.computed = 0;
+    r.state = RequestState::kWaiting;
+    waiting_.push_front(slot);
+    ++preemptions_this_pass_;
+    return true;
+  }
+  r.swap_bytes = *bytes;
+  swapped_.pop_front();
+  r.state = RequestState::kSwappingIn;
+  swapping_in_.push_back(slot);
+  pending_swap_ins_.push_back(slot);
+  return true;
+}
+
+void Replica::release_held() {
+  for (RequestPool::Slot slot : held_) {
+    Request& r = request(slot);
+    allocator_->free(r.id);
+    r.kv_tokens = 0;
+    ctx_.sink->on_release(slot);
+  }
+  held_.clear();
+}
+
+void Replica::plan_prefill(RequestPool::Slot slot, std::int64_t num_tokens) {
+  const Request& r = request(slot);
+  KVSIM_ASSERT(num_tokens >= 1 && r.computed + num_tokens <= r.kv_tokens,
+               "a prefill chunk fits in the room taken for it");
+  plan_.add(slot, StepItemKind::kPrefill, num_tokens, r.computed);
+}
+
+void Replica::plan_decode(RequestPool::Slot slot) {
+  const Request& r = request(slot);
+  KVSIM_ASSERT(r.state == RequestState::kDecode && r.computed + 1 <= r.kv_tokens,
+               "a decode has room for its token");
+  plan_.add(slot, StepItemKind::kDecode, 1, r.computed);
+}
+
+void Replica::plan_padding(RequestPool::Slot slot) {
+  plan_.add(slot, StepItemKind::kPadding, 1, request(slot).computed);
+}
+
+}  // namespace kvsim::sim

@@ -1,0 +1,207 @@
+#pragma once
+// One copy of the deployment: its request queues, its KV allocator, its scheduler and the clock
+// of its engine steps. The simulator drives it with events; a Scheduler forms each step through
+// the primitives in the "for schedulers" section.
+//
+// Invariants:
+//   - every live request of this replica is in exactly one of waiting, running, swapped,
+//     swapping-in (counted) or held (static batching's finished rows);
+//   - running is in admission order (newest last: the preemption victim);
+//   - a request holds GPU room iff it is running, swapping in or held (and host room while
+//     swapped); kv_tokens is that room in tokens, and computed <= kv_tokens;
+//   - at most one step is in flight; its plan holds only running or held requests;
+//   - the memory accounting refreshed after every change satisfies
+//     token_states + reservation + internal + external + free == capacity.
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "common/units.h"
+#include "cost/cost_model.h"
+#include "memory/accounting.h"
+#include "memory/allocator.h"
+#include "sim/event_queue.h"
+#include "sim/metrics.h"
+#include "sim/options.h"
+#include "sim/request.h"
+#include "sim/step_plan.h"
+
+namespace kvsim::sim {
+
+class Scheduler;
+
+// Receives requests as they end (finished or rejected); owned by the simulator.
+class RequestSink {
+ public:
+  virtual ~RequestSink() = default;
+  // `slot` has finished or been rejected; its metrics are recorded. The sink may release the
+  // slot unless `keep` (static batching keeps finished rows until the batch ends).
+  virtual void on_request_end(RequestPool::Slot slot, bool keep) = 0;
+  // A kept slot may now be released.
+  virtual void on_release(RequestPool::Slot slot) = 0;
+};
+
+// Time integrals of one replica's queue lengths, in requests × ns.
+struct ReplicaIntegrals {
+  __extension__ using U128 = unsigned __int128;
+  U128 running = 0, waiting = 0;
+  TimeNs elapsed = 0;
+};
+
+enum class AdmitStatus : std::uint8_t { kAdmitted, kNoRoom, kNeverFits };
+
+class Replica {
+ public:
+  struct Context {
+    RequestPool* pool = nullptr;
+    Metrics* metrics = nullptr;
+    EventQueue* events = nullptr;
+    RequestSink* sink = nullptr;
+  };
+
+  Replica(std::uint32_t index, const SimOptions& options,
+          std::unique_ptr<memory::Allocator> allocator, const cost::CostModel& cost_model,
+          Context context);
+  ~Replica();
+  Replica(const Replica&) = delete;
+  Replica& operator=(const Replica&) = delete;
+
+  // --- driven by the simulator ---
+
+  // A new request routed here: queued, or rejected at once when it can never be served.
+  void enqueue(RequestPool::Slot slot, TimeNs now);
+  // When idle: forms the next step and returns its end time, or nullopt when there is nothing
+  // runnable now (the replica then waits for an arrival, or a swap-in to complete).
+  std::optional<TimeNs> start_step(TimeNs now);
+  // The step in flight ended at `now`: tokens are produced, finished requests released.
+  void finish_step(TimeNs now);
+  // A swap-in issued by the scheduler has completed: the request rejoins the running batch.
+  void finish_swap_in(RequestPool::Slot slot, TimeNs now);
+  // Adds the current state × (now − last time) to the integrals.
+  void advance_to(TimeNs now);
+  // Closes the memory integrals at the end of the run (`now` >= every earlier time).
+  void finish(TimeNs now);
+
+  bool busy() const { return busy_; }
+  std::uint32_t index() const { return index_; }
+  // Requests routed here and not yet ended.
+  std::int64_t num_outstanding() const;
+  std::int64_t num_waiting() const { return static_cast<std::int64_t>(waiting_.size()); }
+  std::int64_t num_running() const { return static_cast<std::int64_t>(running_.size()); }
+  // Allocated fraction of the KV cache (token states + reservation + internal fragmentation).
+  double kv_usage() const;
+  // The five quantities in bytes (per GPU), as of the last change.
+  const memory::ByteAccounting& accounting() const { return accounting_; }
+  // Their time-weighted integrals and the peak of used bytes.
+  const memory::TimeWeightedAccounting& memory_over_time() const { return memory_time_; }
+  std::int64_t capacity_slots() const { return capacity_slots_; }
+  Bytes bytes_per_slot() const { return allocator_->bytes_per_slot(); }
+  memory::AllocatorStats allocator_stats() const { return allocator_->stats(); }
+  const ReplicaIntegrals& integrals() const { return integrals_; }
+  std::int64_t max_running() const { return max_running_; }
+  std::int64_t max_waiting() const { return max_waiting_; }
+  std::int64_t num_completed() const { return num_completed_; }
+
+  // --- for schedulers ---
+
+  const SimOptions& options() const { return options_; }
+  TimeNs now() const { return now_; }
+  Request& request(RequestPool::Slot slot) { return (*ctx_.pool)[slot]; }
+  std::deque<RequestPool::Slot>& waiting() { return waiting_; }
+  std::vector<RequestPool::Slot>& running() { return running_; }
+  std::deque<RequestPool::Slot>& swapped() { return swapped_; }
+  std::vector<RequestPool::Slot>& held() { return held_; }
+  std::int64_t num_swapping_in() const { return static_cast<std::int64_t>(swapping_in_.size()); }
+  std::int64_t num_swapped() const { return static_cast<std::int64_t>(swapped_.size()); }
+  // Live requests that have not ended, in no particular order (for end-of-run reporting).
+  template <typename Fn>
+  void for_each_unfinished(Fn fn) const {
+    for (RequestPool::Slot s : waiting_) fn(s);
+    for (RequestPool::Slot s : running_) fn(s);
+    for (RequestPool::Slot s : swapped_) fn(s);
+    for (RequestPool::Slot s : swapping_in_) fn(s);
+  }
+  StepPlan& plan() { return plan_; }
+  // Nothing on the GPU: no running, swapping-in or held request.
+  bool holds_nothing() const;
+  // Preemptions made during the current scheduling pass.
+  std::int64_t preemptions_this_pass() const { return preemptions_this_pass_; }
+
+  // Asks the allocator for room for the first `num_tokens` tokens of the waiting head `slot`.
+  // kNoRoom leaves everything unchanged; kNeverFits means it failed with nothing else on the
+  // GPU (the scheduler rejects it). On kAdmitted, *cached_tokens is the prefix-cache hit.
+  AdmitStatus try_admit(RequestPool::Slot slot, std::int64_t num_tokens,
+                        std::int64_t* cached_tokens);
+  // The prefix-cache hit the waiting head `slot` would find if admitted with `num_tokens` tokens
+  // (0 without prefix caching).
+  std::int64_t cached_prefix(RequestPool::Slot slot, std::int64_t num_tokens) const;
+  // Undoes try_admit (e.g. the step's token budget turned out too small).
+  void undo_admit(RequestPool::Slot slot);
+  // Moves the admitted waiting head to the end of running, in prefill, with `computed` tokens
+  // already in the cache (prefix hit, capped below the prefill target).
+  void start_running(RequestPool::Slot slot, std::int64_t computed);
+  // Room for `num_tokens` more tokens of a running request; false (nothing changed) if none.
+  bool try_grow(RequestPool::Slot slot, std::int64_t num_tokens);
+  // Room for the first `total_tokens` tokens of a running request (it may hold some already, e.g.
+  // from a canceled item), preempting the newest running requests until it fits. false when
+  // `slot` itself had to be preempted.
+  bool make_room_or_preempt(RequestPool::Slot slot, std::int64_t total_tokens);
+  // Preempts the newest running request (swap if chosen and the allocator's CPU swap space takes
+  // it, else recompute) and cancels its items in the plan; returns it.
+  RequestPool::Slot preempt_newest();
+  // Rejects the waiting head.
+  void reject_waiting_head(RejectReason reason);
+  // Tries to bring the swapped head back: GPU room is taken now and the copy is queued on the
+  // replica's PCIe link; it rejoins running when the copy completes. false if no room. When the
+  // allocator refuses with nothing else on the GPU, the request is sent back to recompute
+  // instead (head of the waiting queue) and true is returned.
+  bool try_swap_in_head();
+  // Frees every held (finished, static batching) request.
+  void release_held();
+  // Adds items to the step plan.
+  void plan_prefill(RequestPool::Slot slot, std::int64_t num_tokens);
+  void plan_decode(RequestPool::Slot slot);
+  void plan_padding(RequestPool::Slot slot);
+
+ private:
+  memory::SeqInfo seq_info(const Request& r, bool with_prefix) const;
+  void produce_token(RequestPool::Slot slot, TimeNs now);
+  void reject(RequestPool::Slot slot, RejectReason reason, TimeNs now);
+  void refresh_accounting();
+
+  std::uint32_t index_;
+  const SimOptions& options_;
+  std::unique_ptr<memory::Allocator> allocator_;
+  const cost::CostModel* cost_model_;
+  std::unique_ptr<Scheduler> scheduler_;
+  Context ctx_;
+
+  std::deque<RequestPool::Slot> waiting_;
+  std::vector<RequestPool::Slot> running_;
+  std::deque<RequestPool::Slot> swapped_;
+  std::vector<RequestPool::Slot> held_;
+  std::vector<RequestPool::Slot> swapping_in_;
+  std::vector<RequestPool::Slot>
+      pending_swap_ins_;  // issued in this pass; link time assigned after
+
+  StepPlan plan_;
+  bool busy_ = false;
+  TimeNs now_ = 0;
+  std::int64_t preemptions_this_pass_ = 0;
+
+  std::int64_t capacity_slots_ = 0;
+  TimeNs link_free_ns_ = 0;  // when the PCIe link finishes its queued copies
+
+  memory::ByteAccounting accounting_;
+  memory::TimeWeightedAccounting memory_time_;
+  ReplicaIntegrals integrals_;
+  TimeNs integrated_to_ = 0;
+  std::int64_t max_running_ = 0;
+  std::int64_t max_waiting_ = 0;
+  std::int64_t num_completed_ = 0;
+};
+
+}  // namespace kvsim::sim

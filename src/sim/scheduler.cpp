@@ -1,0 +1,204 @@
+#include "sim/scheduler.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "common/assert.h"
+#include "sim/replica.h"
+
+namespace kvsim::sim {
+namespace {
+
+using Slot = RequestPool::Slot;
+
+bool below_seq_limit(Replica& rep, const SchedulerOptions& opts) {
+  return rep.num_running() + rep.num_swapping_in() < opts.max_num_seqs;
+}
+
+// Swapped requests come back FCFS while they fit (only in a pass without preemption).
+void swap_in_fcfs(Replica& rep) {
+  if (rep.preemptions_this_pass() > 0) return;
+  while (!rep.swapped().empty() && rep.try_swap_in_head()) {
+  }
+}
+
+class VllmScheduler final : public Scheduler {
+ public:
+  explicit VllmScheduler(const SchedulerOptions& options)
+      : opts_(options), budget_(effective_max_num_batched_tokens(options)) {}
+
+  void schedule(Replica& rep) override {
+    StepPlan& plan = rep.plan();
+    if (rep.swapped().empty()) {
+      while (!rep.waiting().empty() && below_seq_limit(rep, opts_)) {
+        const Slot slot = rep.waiting().front();
+        const Request& r = rep.request(slot);
+        const std::int64_t target = r.prompt_tokens + r.generated;
+        std::int64_t cached = 0;
+        const AdmitStatus status = rep.try_admit(slot, target, &cached);
+        if (status == AdmitStatus::kNoRoom) break;
+        if (status == AdmitStatus::kNeverFits) {
+          rep.reject_waiting_head(RejectReason::kNeverFits);
+          continue;
+        }
+        const std::int64_t new_tokens = target - std::min(cached, target - 1);
+        if (plan.num_tokens() + new_tokens > budget_) {
+          rep.undo_admit(slot);
+          break;
+        }
+        rep.start_running(slot, cached);
+        rep.plan_prefill(slot, new_tokens);
+      }
+      if (plan.num_items() > 0) return;  // prefill-only step
+    }
+    auto& running = rep.running();
+    for (std::size_t i = 0; i < running.size(); ++i) {
+      if (plan.num_tokens() + 1 > budget_) break;
+      const Slot slot = running[i];
+      KVSIM_ASSERT(rep.request(slot).state == RequestState::kDecode,
+                   "vllm: every running request is decoding");
+      // When `slot` itself is preempted it was the newest: the loop ends.
+      if (rep.make_room_or_preempt(slot, rep.request(slot).computed + 1)) rep.plan_decode(slot);
+    }
+    swap_in_fcfs(rep);
+  }
+
+ private:
+  SchedulerOptions opts_;
+  std::int64_t budget_;
+};
+
+class ChunkedPrefillScheduler final : public Scheduler {
+ public:
+  explicit ChunkedPrefillScheduler(const SchedulerOptions& options)
+      : opts_(options),
+        budget_(effective_max_num_batched_tokens(options)),
+        chunk_cap_(options.long_prefill_token_threshold > 0
+                       ? options.long_prefill_token_threshold
+                       : std::numeric_limits<std::int64_t>::max()) {}
+
+  void schedule(Replica& rep) override {
+    StepPlan& plan = rep.plan();
+    auto remaining = [&] { return budget_ - plan.num_tokens(); };
+    auto& running = rep.running();
+    // 1. Decodes, oldest first.
+    for (std::size_t i = 0; i < running.size() && remaining() >= 1; ++i) {
+      const Slot slot = running[i];
+      const Request& r = rep.request(slot);
+      if (r.state != RequestState::kDecode) continue;
+      if (rep.make_room_or_preempt(slot, r.computed + 1)) rep.plan_decode(slot);
+    }
+    // 2. Prefills already under way.
+    for (std::size_t i = 0; i < running.size() && remaining() >= 1; ++i) {
+      const Slot slot = running[i];
+      const Request& r = rep.request(slot);
+      if (r.state != RequestState::kPrefill) continue;
+      const std::int64_t n = std::min({r.prefill_target - r.computed, chunk_cap_, remaining()});
+      if (rep.make_room_or_preempt(slot, r.computed + n)) rep.plan_prefill(slot, n);
+    }
+    swap_in_fcfs(rep);
+    // 3. New requests, only in a pass that preempted nothing and with nothing left swapped out.
+    if (rep.preemptions_this_pass() > 0 || !rep.swapped().empty()) return;
+    while (!rep.waiting().empty() && remaining() >= 1 && below_seq_limit(rep, opts_)) {
+      const Slot slot = rep.waiting().front();
+      const Request& r = rep.request(slot);
+      const std::int64_t target = r.prompt_tokens + r.generated;
+      const std::int64_t cap = std::min(chunk_cap_, remaining());
+      // The first chunk starts after the prefix-cache hit: room for hit + chunk tokens.
+      const std::int64_t first = std::min(target, rep.cached_prefix(slot, target) + cap);
+      std::int64_t cached = 0;
+      const AdmitStatus status = rep.try_admit(slot, first, &cached);
+      if (status == AdmitStatus::kNoRoom) break;
+      if (status == AdmitStatus::kNeverFits) {
+        rep.reject_waiting_head(RejectReason::kNeverFits);
+        continue;
+      }
+      rep.start_running(slot, cached);
+      const std::int64_t n = std::min(cap, r.kv_tokens - r.computed);
+      if (n > 0) rep.plan_prefill(slot, n);
+    }
+  }
+
+ private:
+  SchedulerOptions opts_;
+  std::int64_t budget_;
+  std::int64_t chunk_cap_;
+};
+
+class StaticScheduler final : public Scheduler {
+ public:
+  explicit StaticScheduler(const SchedulerOptions& options)
+      : opts_(options), budget_(effective_max_num_batched_tokens(options)) {}
+
+  bool keeps_finished() const override { return true; }
+
+  void schedule(Replica& rep) override {
+    auto& running = rep.running();
+    if (!running.empty() || rep.num_swapping_in() > 0) {
+      // The batch decodes together; finished rows ride along as padding.
+      for (std::size_t i = 0; i < running.size(); ++i) {
+        const Slot slot = running[i];
+        if (rep.make_room_or_preempt(slot, rep.request(slot).computed + 1)) rep.plan_decode(slot);
+      }
+      if (rep.plan().num_items() > 0) {
+        for (Slot slot : rep.held()) rep.plan_padding(slot);
+      }
+      return;
+    }
+    // The batch is over: its memory is released and the next one forms.
+    rep.release_held();
+    swap_in_fcfs(rep);
+    if (!rep.swapped().empty() || rep.num_swapping_in() > 0) return;
+    StepPlan& plan = rep.plan();
+    while (!rep.waiting().empty() && below_seq_limit(rep, opts_)) {
+      const Slot slot = rep.waiting().front();
+      const Request& r = rep.request(slot);
+      const std::int64_t target = r.prompt_tokens + r.generated;
+      std::int64_t cached = 0;
+      const AdmitStatus status = rep.try_admit(slot, target, &cached);
+      if (status == AdmitStatus::kNoRoom) break;
+      if (status == AdmitStatus::kNeverFits) {
+        rep.reject_waiting_head(RejectReason::kNeverFits);
+        continue;
+      }
+      const std::int64_t new_tokens = target - std::min(cached, target - 1);
+      if (plan.num_items() > 0 && plan.num_tokens() + new_tokens > budget_) {
+        rep.undo_admit(slot);
+        break;
+      }
+      rep.start_running(slot, cached);
+      rep.plan_prefill(slot, new_tokens);
+    }
+  }
+
+ private:
+  SchedulerOptions opts_;
+  std::int64_t budget_;
+};
+
+}  // namespace
+
+std::unique_ptr<Scheduler> make_vllm_scheduler(const SchedulerOptions& options) {
+  return std::make_unique<VllmScheduler>(options);
+}
+std::unique_ptr<Scheduler> make_chunked_prefill_scheduler(const SchedulerOptions& options) {
+  return std::make_unique<ChunkedPrefillScheduler>(options);
+}
+std::unique_ptr<Scheduler> make_static_scheduler(const SchedulerOptions& options) {
+  return std::make_unique<StaticScheduler>(options);
+}
+
+std::unique_ptr<Scheduler> make_scheduler(const SchedulerOptions& options) {
+  switch (options.kind) {
+    case SchedulerKind::kVllm:
+      return make_vllm_scheduler(options);
+    case SchedulerKind::kChunkedPrefill:
+      return make_chunked_prefill_scheduler(options);
+    case SchedulerKind::kStatic:
+      return make_static_scheduler(options);
+  }
+  KVSIM_ASSERT(false, "unknown scheduler kind");
+  return nullptr;
+}
+
+}  // namespace kvsim::sim

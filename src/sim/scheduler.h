@@ -1,0 +1,49 @@
+#pragma once
+// Scheduling policies: each forms one replica's next engine step from its queues, through the
+// Replica's primitives (admit, grow, preempt, plan). The allocator kind is independent of the
+// policy, so "vLLM scheduling on a contiguous allocator" is a valid what-if.
+
+#include <memory>
+
+#include "sim/options.h"
+
+namespace kvsim::sim {
+
+class Replica;
+
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  // Fills replica.plan() (cleared by the caller) for a step starting at replica.now(). May admit,
+  // grow, preempt, reject and swap requests. An empty plan means nothing can run now.
+  virtual void schedule(Replica& replica) = 0;
+  // Whether finished requests keep their KV until the scheduler releases them (static batching
+  // holds a batch's memory until its longest request finishes).
+  virtual bool keeps_finished() const { return false; }
+};
+
+// vllm: vLLM's default (V0) scheduler without chunked prefill. Each step is either prefill-only
+// or decode-only: while no request is swapped out, waiting requests are admitted FCFS (up to
+// max_num_seqs running and max_num_batched_tokens prompt tokens per step, only when the allocator
+// takes the whole prompt); if none was admitted, every running request decodes one token, the
+// newest running request being preempted whenever one cannot grow; then, if nothing was
+// preempted, swapped requests are brought back FCFS.
+std::unique_ptr<Scheduler> make_vllm_scheduler(const SchedulerOptions& options);
+
+// chunked-prefill: vLLM V1 / Sarathi-Serve. One token budget (max_num_batched_tokens) per step:
+// first every running decode (one token each), then running partial prefills, then waiting
+// requests FCFS while running < max_num_seqs, each prefill chunk capped by the remaining budget
+// and long_prefill_token_threshold. Room is taken per chunk; a request that cannot grow preempts
+// the newest running one; no new admission in a step that preempted (as vLLM V1).
+std::unique_ptr<Scheduler> make_chunked_prefill_scheduler(const SchedulerOptions& options);
+
+// static: request-level batching (HF generate, FasterTransformer). When the previous batch has
+// entirely finished, up to max_num_seqs waiting requests the allocator admits form a batch; one
+// step computes all their prompts; then the whole batch decodes together until its longest
+// request finishes: finished rows stay in the batch (computed as padding, their memory held), and
+// nothing joins until the batch is done.
+std::unique_ptr<Scheduler> make_static_scheduler(const SchedulerOptions& options);
+
+std::unique_ptr<Scheduler> make_scheduler(const SchedulerOptions& options);
+
+}  // namespace kvsim::sim

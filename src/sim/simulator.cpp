@@ -1,0 +1,330 @@
+#include "sim/simulator.h"
+
+#include <algorithm>
+
+#include "common/assert.h"
+#include "common/error.h"
+#include "common/rng.h"
+#include "sim/event_queue.h"
+#include "sim/replica.h"
+#include "sim/router.h"
+
+namespace kvsim::sim {
+
+const char* saturation_name(SaturationVerdict verdict) {
+  return verdict == SaturationVerdict::kStable ? "stable" : "queue_growing";
+}
+
+void expand_prefix_blocks(const trace::RequestSpec& spec, std::int64_t block_size,
+                          std::vector<std::uint64_t>& out) {
+  out.clear();
+  if (spec.prefix_hashes.empty() || spec.prefix_block_tokens <= 0 || block_size <= 0) return;
+  const std::int64_t hashed_tokens =
+      static_cast<std::int64_t>(spec.prefix_hashes.size()) * spec.prefix_block_tokens;
+  const std::int64_t num_blocks = std::min(spec.prompt_tokens, hashed_tokens) / block_size;
+  for (std::int64_t k = 0; k < num_blocks; ++k) {
+    const std::int64_t last_token = (k + 1) * block_size - 1;
+    const std::uint64_t prefix =
+        spec.prefix_hashes[static_cast<std::size_t>(last_token / spec.prefix_block_tokens)];
+    out.push_back(hash_combine(prefix, static_cast<std::uint64_t>(k)));
+  }
+}
+
+namespace {
+
+// At most `max_points` evenly spaced samples: when full, every other point is dropped and the
+// interval doubles, so memory stays bounded whatever the simulated duration.
+class TimelineRecorder {
+ public:
+  explicit TimelineRecorder(std::int64_t max_points) : max_points_(max_points) {}
+  bool enabled() const { return max_points_ > 0; }
+
+  // Records the current state for every sample time before `t`.
+  template <typename StateFn>
+  void sample_until(TimeNs t, StateFn state) {
+    if (!enabled()) return;
+    while (next_ < t) {
+      TimelinePoint p = state();
+      p.t = next_;
+      points_.push_back(p);
+      next_ += interval_;
+      if (static_cast<std::int64_t>(points_.size()) >= max_points_) {
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < points_.size(); i += 2) points_[kept++] = points_[i];
+        points_.resize(kept);
+        interval_ *= 2;
+        next_ = points_.back().t + interval_;
+      }
+    }
+  }
+  std::vector<TimelinePoint> take() { return std::move(points_); }
+  TimeNs interval() const { return interval_; }
+
+ private:
+  std::int64_t max_points_;
+  TimeNs interval_ = kNsPerMs;
+  TimeNs next_ = 0;
+  std::vector<TimelinePoint> points_;
+};
+
+class Simulator final : public RequestSink {
+ public:
+  Simulator(const SimSetup& setup, trace::TraceReader& workload, SimObserver* observer)
+      : setup_(setup),
+        opts_(setup.options),
+        workload_(workload),
+        observer_(observer),
+        metrics_(setup.options.slo),
+        timeline_(setup.options.timeline_points) {}
+
+  SimResult run();
+
+  void on_request_end(RequestPool::Slot slot, bool keep) override {
+    ++ended_;
+    if (observer_) observer_->on_request_end(pool_[slot]);
+    if (!keep) pool_.release(slot);
+  }
+  void on_release(RequestPool::Slot slot) override { pool_.release(slot); }
+
+ private:
+  bool read_next();
+  void on_arrival(TimeNs now);
+  void mark(std::uint32_t replica);
+  TimelinePoint current_state() const;
+
+  const SimSetup& setup_;
+  const SimOptions& opts_;
+  trace::TraceReader& workload_;
+  SimObserver* observer_;
+  Metrics metrics_;
+  RequestPool pool_;
+  EventQueue events_;
+  std::vector<std::unique_ptr<Replica>> replicas_;
+  std::unique_ptr<Router> router_;
+  std::vector<ReplicaLoad> loads_;
+  std::vector<std::uint32_t> dirty_;
+  std::vector<char> is_dirty_;
+  TimelineRecorder timeline_;
+
+  trace::RequestSpec next_;  // the next request to arrive (when have_next_)
+  bool have_next_ = false;
+  TimeNs last_arrival_ns_ = 0;
+  std::int64_t ended_ = 0;
+  std::int64_t outstanding_at_last_arrival_ = 0;
+};
+
+bool Simulator::read_next() {
+  have_next_ = workload_.next(next_);
+  if (!have_next_) return false;
+  const std::string where = "request " + std::to_string(next_.id);
+  if (next_.prompt_tokens < 1) {
+    throw Error(
+        ErrorLocation{workload_.describe(), 0, 0, "prompt_tokens"},
+        where + ": expected a positive prompt length, got " + std::to_string(next_.prompt_tokens));
+  }
+  if (next_.output_tokens < 1) {
+    throw Error(
+        ErrorLocation{workload_.describe(), 0, 0, "output_tokens"},
+        where + ": expected a positive output length, got " + std::to_string(next_.output_tokens));
+  }
+  if (next_.arrival_ns < last_arrival_ns_) {
+    throw Error(ErrorLocation{workload_.describe(), 0, 0, "arrival"},
+                where + ": arrivals must not go backwards (" + std::to_string(next_.arrival_ns) +
+                    " ns after " + std::to_string(last_arrival_ns_) + " ns)");
+  }
+  last_arrival_ns_ = next_.arrival_ns;
+  return true;
+}
+
+void Simulator::mark(std::uint32_t replica) {
+  if (is_dirty_[replica]) return;
+  is_dirty_[replica] = 1;
+  dirty_.push_back(replica);
+}
+
+void Simulator::on_arrival(TimeNs now) {
+  const RequestPool::Slot slot = pool_.acquire();
+  Request& r = pool_[slot];
+  r.id = next_.id;
+  r.prompt_tokens = next_.prompt_tokens;
+  r.output_tokens = next_.output_tokens;
+  r.arrival_ns = next_.arrival_ns;
+  if (opts_.enable_prefix_caching) expand_prefix_blocks(next_, opts_.block_size, r.block_ids);
+  ++metrics_.arrived;
+  std::uint32_t target = 0;
+  if (replicas_.size() > 1) {
+    for (std::size_t i = 0; i < replicas_.size(); ++i) {
+      loads_[i] = ReplicaLoad{replicas_[i]->num_outstanding(), replicas_[i]->kv_usage()};
+    }
+    target = router_->route(next_, loads_);
+  }
+  mark(target);
+  replicas_[target]->enqueue(slot, now);
+  if (read_next()) {
+    events_.push(next_.arrival_ns, EventKind::kArrival);
+  } else {
+    outstanding_at_last_arrival_ = static_cast<std::int64_t>(pool_.num_live());
+  }
+}
+
+TimelinePoint Simulator::current_state() const {
+  TimelinePoint p;
+  Bytes used = 0, reserved = 0, unallocated = 0;
+  for (const auto& rep : replicas_) {
+    const memory::ByteAccounting& a = rep->accounting();
+    p.running += rep->num_running();
+    p.waiting += rep->num_waiting() + rep->num_swapped();
+    used += a.used();
+    reserved += a.reservation;
+    unallocated += a.free + a.external_fragmentation;
+  }
+  const auto n = static_cast<Bytes>(replicas_.size());
+  p.used_bytes = used / n;
+  p.reserved_bytes = reserved / n;
+  p.free_bytes = unallocated / n;
+  return p;
+}
+
+SimResult Simulator::run() {
+  validate_options(opts_);
+  KVSIM_ASSERT(setup_.cost_model != nullptr && setup_.make_allocator, "a complete setup");
+  const Replica::Context ctx{&pool_, &metrics_, &events_, this};
+  for (std::int64_t i = 0; i < opts_.num_replicas; ++i) {
+    replicas_.push_back(std::make_unique<Replica>(
+        static_cast<std::uint32_t>(i), opts_, setup_.make_allocator(), *setup_.cost_model, ctx));
+  }
+  const std::int64_t capacity = replicas_.front()->capacity_slots();
+  router_ = std::make_unique<Router>(opts_.router, opts_.num_replicas, capacity);
+  loads_.resize(replicas_.size());
+  is_dirty_.assign(replicas_.size(), 0);
+
+  if (read_next()) events_.push(next_.arrival_ns, EventKind::kArrival);
+  const TimeNs limit = opts_.time_limit_ns > 0 ? opts_.time_limit_ns : kTimeNever;
+  TimeNs now = 0;
+  bool hit_limit = false;
+  std::uint64_t batches = 0;
+  while (!events_.empty()) {
+    const TimeNs t = events_.top().time;
+    if (t > limit) {
+      hit_limit = true;
+      break;
+    }
+    timeline_.sample_until(t, [this] { return current_state(); });
+    now = t;
+    while (!events_.empty() && events_.top().time == t) {
+      const Event e = events_.pop();
+      switch (e.kind) {
+        case EventKind::kArrival:
+          on_arrival(now);
+          break;
+        case EventKind::kStepEnd:
+          replicas_[e.replica]->finish_step(now);
+          mark(e.replica);
+          break;
+        case EventKind::kSwapInDone:
+          replicas_[e.replica]->finish_swap_in(e.request, now);
+          mark(e.replica);
+          break;
+      }
+    }
+    std::sort(dirty_.begin(), dirty_.end());
+    for (std::uint32_t i : dirty_) {
+      is_dirty_[i] = 0;
+      Replica& rep = *replicas_[i];
+      if (rep.busy()) continue;
+      if (auto end = rep.start_step(now)) events_.push(*end, EventKind::kStepEnd, i);
+    }
+    dirty_.clear();
+    if (observer_ && (++batches & 0x3fff) == 0) {
+      observer_->on_progress(
+          SimProgress{now, metrics_.arrived, ended_, static_cast<std::int64_t>(pool_.num_live())});
+    }
+  }
+  const TimeNs end = hit_limit ? limit : now;
+  timeline_.sample_until(end + 1, [this] { return current_state(); });
+  for (auto& rep : replicas_) rep->finish(end);
+
+  SimResult result;
+  result.hit_time_limit = hit_limit;
+  result.duration_ns = end;
+  result.num_events = events_.num_pushed();
+  for (const auto& rep : replicas_) {
+    rep->for_each_unfinished([&](RequestPool::Slot) { ++result.requests_unfinished; });
+  }
+  if (!hit_limit) {
+    KVSIM_ASSERT(pool_.num_live() == 0, "a drained run leaves no live request");
+    KVSIM_ASSERT(metrics_.arrived == metrics_.completed + metrics_.rejected(),
+                 "every request ends exactly once");
+  }
+
+  // Requests never admitted by the time limit waited at least until then.
+  for (const auto& rep : replicas_) {
+    rep->for_each_unfinished([&](RequestPool::Slot slot) {
+      const Request& r = pool_[slot];
+      if (r.first_scheduled_ns < 0) metrics_.queue_trend.add(r.arrival_ns, end - r.arrival_ns);
+      if (observer_) observer_->on_request_end(r);
+    });
+  }
+
+  result.num_replicas = opts_.num_replicas;
+  result.capacity_slots = capacity;
+  result.bytes_per_slot = replicas_.front()->bytes_per_slot();
+  result.capacity_bytes = static_cast<Bytes>(capacity) * result.bytes_per_slot;
+  result.capacity_bytes = replicas_.front()->accounting().capacity;
+  ReplicaIntegrals sum;
+  memory::TimeWeightedAccounting::Int128 ts = 0, rs = 0, in = 0, ex = 0, fr = 0;
+  for (const auto& rep : replicas_) {
+    const ReplicaIntegrals& g = rep->integrals();
+    sum.running += g.running;
+    sum.waiting += g.waiting;
+    sum.elapsed += g.elapsed;
+    const memory::TimeWeightedAccounting& mt = rep->memory_over_time();
+    ts += mt.token_states_integral();
+    rs += mt.reservation_integral();
+    in += mt.internal_fragmentation_integral();
+    ex += mt.external_fragmentation_integral();
+    fr += mt.free_integral();
+    result.peak_used_bytes = std::max(result.peak_used_bytes, mt.peak_used_bytes());
+    result.max_running = std::max(result.max_running, rep->max_running());
+    result.max_waiting = std::max(result.max_waiting, rep->max_waiting());
+    result.completed_per_replica.push_back(rep->num_completed());
+    const memory::PrefixCacheStats pc = rep->allocator_stats().prefix_cache;
+    result.prefix_query_tokens += pc.query_tokens;
+    result.prefix_hit_tokens += pc.hit_tokens;
+  }
+  const auto total = ts + rs + in + ex + fr;
+  if (total > 0) {
+    const auto frac = [&](memory::TimeWeightedAccounting::Int128 v) {
+      return static_cast<double>(v) / static_cast<double>(total);
+    };
+    result.fraction = MemoryFractions{frac(ts), frac(rs), frac(in), frac(ex), frac(fr)};
+  } else {
+    // No time passed: the cache was free throughout.
+    result.fraction.free = 1.0;
+  }
+  if (sum.elapsed > 0) {
+    result.mean_running = static_cast<double>(sum.running) / static_cast<double>(sum.elapsed);
+    result.mean_waiting = static_cast<double>(sum.waiting) / static_cast<double>(sum.elapsed);
+  }
+  result.num_prefix_routed = router_->num_prefix_routed();
+  result.queue_delay_slope = metrics_.queue_trend.slope();
+  const bool growing = metrics_.queue_trend.count() >= kSaturationMinRequests &&
+                       result.queue_delay_slope > kSaturationSlope;
+  result.saturation = growing ? SaturationVerdict::kQueueGrowing : SaturationVerdict::kStable;
+  result.outstanding_at_end_of_arrivals = outstanding_at_last_arrival_;
+  if (timeline_.enabled()) {
+    result.timeline_interval_ns = timeline_.interval();
+    result.timeline = timeline_.take();
+  }
+  result.metrics = std::move(metrics_);
+  return result;
+}
+
+}  // namespace
+
+SimResult simulate(const SimSetup& setup, trace::TraceReader& workload, SimObserver* observer) {
+  Simulator simulator(setup, workload, observer);
+  return simulator.run();
+}
+
+}  // namespace kvsim::sim

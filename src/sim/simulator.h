@@ -1,0 +1,130 @@
+#pragma once
+// The discrete-event serving simulator: a workload streamed through replicas of one deployment
+// (router → per-replica scheduler, KV allocator and step-time cost model), and what came out.
+//
+// Event loop: events pop in (time, seq) order (see EventQueue). All events at one instant are
+// applied first (arrivals are queued, finished steps produce their tokens, swap-ins complete);
+// then every affected idle replica, in index order, starts its next step. Arrivals are read
+// from the workload one at a time, just before they are due, so memory follows the number of
+// live requests. The run ends when the workload is drained and every request has finished or
+// been rejected, or at the time limit.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/units.h"
+#include "cost/cost_model.h"
+#include "memory/allocator.h"
+#include "sim/metrics.h"
+#include "sim/options.h"
+#include "sim/request.h"
+#include "trace/request.h"
+
+namespace kvsim::sim {
+
+struct SimSetup {
+  SimOptions options;
+  // Builds one replica's KV allocator (called once per replica; each gets its own).
+  std::function<std::unique_ptr<memory::Allocator>()> make_allocator;
+  // Step times, shared by every replica. Must outlive the run.
+  const cost::CostModel* cost_model = nullptr;
+};
+
+struct SimProgress {
+  TimeNs now = 0;
+  std::int64_t arrived = 0;
+  std::int64_t ended = 0;  // finished or rejected
+  std::int64_t live = 0;
+};
+
+// Optional hooks for the caller (request log, progress bar). Called on the simulating thread.
+class SimObserver {
+ public:
+  virtual ~SimObserver() = default;
+  // A request has ended: finished, rejected, or (at the end of a time-limited run) still live.
+  virtual void on_request_end(const Request& request) { (void)request; }
+  // Every so many events.
+  virtual void on_progress(const SimProgress& progress) { (void)progress; }
+};
+
+struct MemoryFractions {
+  double token_states = 0, reservation = 0, internal_fragmentation = 0, external_fragmentation = 0,
+         free = 0;
+};
+
+// One timeline sample: the state in force at time t.
+struct TimelinePoint {
+  TimeNs t = 0;
+  std::int64_t running = 0;  // all replicas
+  std::int64_t waiting = 0;  // all replicas (swapped-out requests included)
+  // Per GPU, averaged over replicas: allocated (token states + reservation + internal
+  // fragmentation), of which reservation, and unallocated (free + external fragmentation).
+  Bytes used_bytes = 0, reserved_bytes = 0, free_bytes = 0;
+};
+
+enum class SaturationVerdict : std::uint8_t { kStable, kQueueGrowing };
+const char* saturation_name(SaturationVerdict verdict);  // "stable", "queue_growing"
+// The verdict is "queue_growing" when queueing delay grows faster than kSaturationSlope seconds
+// per second of arrival time (least squares over every request): arrivals outpace service by
+// about 5% or more. Fewer than kSaturationMinRequests requests are too few to tell: "stable".
+inline constexpr double kSaturationSlope = 0.05;
+inline constexpr std::int64_t kSaturationMinRequests = 100;
+
+struct SimResult {
+  Metrics metrics{SloOptions{}};
+  std::int64_t requests_unfinished = 0;  // still live at the time limit
+  bool hit_time_limit = false;
+  TimeNs duration_ns = 0;  // first arrival (t = 0) to the last event (or the time limit)
+
+  std::int64_t num_replicas = 0;
+  std::int64_t capacity_slots = 0;  // KV token slots of one replica
+  Bytes bytes_per_slot = 0;         // per GPU
+  Bytes capacity_bytes = 0;         // KV bytes one replica's allocator manages, per GPU
+  MemoryFractions fraction;         // time-weighted over all replicas, sum to 1
+  // The most bytes (per GPU) any replica held for live sequences at once (token states +
+  // reservation + internal fragmentation).
+  Bytes peak_used_bytes = 0;
+  double mean_running = 0;       // time-weighted, per replica
+  double mean_waiting = 0;       // time-weighted, per replica
+  std::int64_t max_running = 0;  // the largest batch of any replica
+  std::int64_t max_waiting = 0;
+  std::vector<std::int64_t> completed_per_replica;
+  std::int64_t num_prefix_routed = 0;
+
+  SaturationVerdict saturation = SaturationVerdict::kStable;
+  double queue_delay_slope = 0;                     // see kSaturationSlope
+  std::int64_t outstanding_at_end_of_arrivals = 0;  // live requests when the last one arrived
+
+  std::uint64_t num_events = 0;
+  std::vector<TimelinePoint> timeline;  // options.timeline_points > 0 only
+  TimeNs timeline_interval_ns = 0;
+
+  // Prefix cache, summed over the replicas' allocators (memory::PrefixCacheStats): prompt tokens
+  // of admissions that looked up the cache, and of those, tokens found cached.
+  std::int64_t prefix_query_tokens = 0;
+  std::int64_t prefix_hit_tokens = 0;
+  // vLLM's prefix-cache hit rate: hit tokens / looked-up tokens (0 when none looked up).
+  double prefix_cache_hit_rate() const {
+    return prefix_query_tokens > 0
+               ? static_cast<double>(prefix_hit_tokens) / static_cast<double>(prefix_query_tokens)
+               : 0.0;
+  }
+};
+
+// Runs the workload to the end. Throws kvsim::Error on bad options (validate_options) or a bad
+// request from the workload (non-positive lengths, arrivals going backwards); the reader's own
+// errors propagate.
+SimResult simulate(const SimSetup& setup, trace::TraceReader& workload,
+                   SimObserver* observer = nullptr);
+
+// The allocator-size content ids of a prompt's leading full blocks, from the workload's prefix
+// hashes (`prefix_block_tokens` tokens each): block k (tokens [k·b, (k+1)·b)) gets
+// hash_combine(prefix hash of its last token, k). Only blocks wholly inside both the prompt and
+// the hashed prefix get an id. Clears `out` first.
+void expand_prefix_blocks(const trace::RequestSpec& spec, std::int64_t block_size,
+                          std::vector<std::uint64_t>& out);
+
+}  // namespace kvsim::sim

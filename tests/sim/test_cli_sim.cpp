@@ -1,0 +1,173 @@
+// `kvsim simulate` and `kvsim compare` run as a user would: flags, scenario files, outputs and
+// bad input.
+#include <fstream>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+using kvsim::test::run_kvsim;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string golden(const std::string& name) {
+  return kvsim::test::source_dir() + "/tests/golden/" + name;
+}
+
+// A small synthetic workload on the tiny golden model: fast, and every knob is explicit.
+std::vector<std::string> tiny_synthetic(std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {
+      "simulate",      "--config",       golden("two-requests/scenario.yaml"),
+      "--arrival",     "poisson",        "--rate",
+      "300",           "--num-requests", "300",
+      "--prompt-len",  "uniform:10:400", "--output-len",
+      "uniform:1:200", "--format",       "json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+}  // namespace
+
+TEST_CASE("simulate: the same inputs and seed give byte-identical JSON", "[sim][cli]") {
+  const auto a = run_kvsim(tiny_synthetic({"--seed", "7"}));
+  const auto b = run_kvsim(tiny_synthetic({"--seed", "7"}));
+  const auto c = run_kvsim(tiny_synthetic({"--seed", "8"}));
+  INFO(a.err);
+  REQUIRE(a.exit_code == 0);
+  REQUIRE(b.exit_code == 0);
+  REQUIRE(c.exit_code == 0);
+  CHECK(a.out == b.out);
+  CHECK(a.out != c.out);
+  CHECK(a.err.empty());  // no progress line when stderr is not a terminal
+  const Json j = Json::parse(a.out);
+  CHECK(j["schema"] == "kvsim.report/v1");
+  CHECK(j["inputs"]["seed"] == 7);
+  CHECK(j["inputs"]["workload"]["synthetic"]["seed"] == 7);
+  CHECK(j["summary"]["requests_completed"].get<int>() +
+            j["summary"]["requests_rejected"].get<int>() ==
+        300);
+}
+
+TEST_CASE("simulate: flags override the scenario's fields", "[sim][cli]") {
+  const auto base =
+      run_kvsim({"simulate", "--config", golden("two-requests/scenario.yaml"), "--format", "json"});
+  const auto one = run_kvsim({"simulate", "--config", golden("two-requests/scenario.yaml"),
+                              "--max-num-seqs", "1", "--scheduler", "static", "--format", "json"});
+  REQUIRE(base.exit_code == 0);
+  INFO(one.err);
+  REQUIRE(one.exit_code == 0);
+  const Json b = Json::parse(base.out);
+  const Json o = Json::parse(one.out);
+  CHECK(b["inputs"]["serving"]["max_num_seqs"] == 256);
+  CHECK(o["inputs"]["serving"]["max_num_seqs"] == 1);
+  CHECK(o["inputs"]["serving"]["scheduler"] == "static");
+  // One at a time: B waits for A's last token (5.2 ms: 2.0 + 1.1 + 1.1 + … ).
+  CHECK(o["summary"]["queue_s"]["max"].get<double>() >
+        b["summary"]["queue_s"]["max"].get<double>());
+}
+
+TEST_CASE("simulate: --out, CSV, --timeline and --requests write complete files", "[sim][cli]") {
+  const std::string dir = kvsim::test::temp_dir();
+  const auto run = run_kvsim({"simulate", "--config", golden("two-requests/scenario.yaml"),
+                              "--format", "csv", "--out", dir + "/report.json", "--timeline",
+                              dir + "/timeline.csv", "--requests", dir + "/requests.csv"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.out.rfind("requests_completed,", 0) == 0);
+  const Json j = Json::parse(slurp(dir + "/report.json"));
+  CHECK(j["summary"]["requests_completed"] == 2);
+  CHECK(j["timeline"].size() == 6);
+  CHECK(slurp(dir + "/timeline.csv")
+            .rfind("t_s,running,waiting,used_bytes,reserved_bytes,free_bytes\n", 0) == 0);
+  CHECK(slurp(dir + "/requests.csv") == slurp(golden("two-requests/expected-requests.csv")));
+}
+
+TEST_CASE("simulate: bad input is one clear error and exit 2", "[sim][cli]") {
+  const std::string dir = kvsim::test::temp_dir();
+  const std::string model = golden("tiny-model.yaml");
+  const std::string gpu = golden("two-requests/gpu.yaml");
+  const std::string trace = golden("two-requests/trace.csv");
+  struct Case {
+    std::vector<std::string> args;
+    std::string expected;  // in stderr
+  };
+  const std::string listed = kvsim::test::write_temp_file(
+      dir, "list.yaml",
+      "model: " + model + "\ngpu: " + gpu + "\nserving:\n  scheduler: [vllm, static]\n");
+  const std::vector<Case> cases = {
+      {{"simulate", "--config", listed},
+       "list.yaml:4:14: serving.scheduler: lists make a sweep: use kvsim plan"},
+      {{"simulate", "--config", dir + "/absent.yaml"}, "absent.yaml"},
+      {{"simulate", "--model", model, "--gpu", gpu, "--trace", trace, "--scheduler", "vlm"},
+       "--scheduler: expected one of vllm|chunked-prefill|static, got 'vlm', did you mean 'vllm'?"},
+      {{"simulate", "--model", model, "--gpu", gpu, "--trace", trace, "--max-num-seqs", "x"},
+       "--max-num-seqs: expected a positive integer, got 'x'"},
+      {{"simulate", "--model", model, "--gpu", gpu, "--trace", trace, "--slo-percentile", "120"},
+       "--slo-percentile: expected a percentile in (0, 100]"},
+      {{"simulate", "--model", model, "--gpu", gpu, "--trace", trace, "--max-num-batched-tokens",
+        "100", "--max-model-len", "512"},
+       "--max-num-batched-tokens: the vllm scheduler computes a whole prompt in one step"},
+      {{"simulate", "--model", model, "--trace", trace}, "--gpu"},
+      {{"simulate", "--model", model, "--gpu", gpu}, "workload"},
+      {{"simulate", "--model", "llama-3.1-405b", "--gpu", "l4", "--trace", trace},
+       "llama-3.1-405b does not fit l4 at tensor parallel size 1"},
+      {{"simulate", "--model", model, "--gpu", golden("preemption/gpu.yaml"), "--trace", trace,
+        "--gpu-memory-utilization", "1"},
+       "--max-model-len: the KV cache of one replica"},
+      {{"simulate", "--model", model, "--gpu", gpu, "--trace", trace, "--format", "yaml"},
+       "--format: expected table|json|csv"},
+      {{"compare", "--model", model, "--gpu", gpu, "--trace", trace}, "expected a list to compare"},
+      {{"compare", "--model", model, "--gpu", gpu, "--trace", trace, "--allocator", "paged,pagd"},
+       "got 'pagd', did you mean 'paged'?"},
+  };
+  for (const Case& c : cases) {
+    const auto run = run_kvsim(c.args);
+    INFO(c.args[1] << " ... → " << run.err);
+    CHECK(run.exit_code == 2);
+    CHECK(run.err.find(c.expected) != std::string::npos);
+    CHECK(run.err.rfind("kvsim: error: ", 0) == 0);
+    CHECK(run.out.empty());
+  }
+}
+
+TEST_CASE("compare: several allocators side by side, in order", "[sim][cli]") {
+  const auto run = run_kvsim({"compare", "--config", golden("external-fragmentation/scenario.yaml"),
+                              "--allocator", "contiguous-oracle,paged", "--scheduler",
+                              "vllm,static", "--format", "json"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const Json j = Json::parse(run.out);
+  CHECK(j["schema"] == "kvsim.compare/v1");
+  REQUIRE(j["runs"].size() == 4);
+  const std::vector<std::string> labels = {"contiguous-oracle / vllm", "contiguous-oracle / static",
+                                           "paged / vllm", "paged / static"};
+  for (std::size_t i = 0; i < 4; ++i) {
+    CHECK(j["runs"][i]["schema"] == "kvsim.report/v1");
+    CHECK(j["runs"][i]["command"] == "compare");
+    CHECK(j["runs"][i]["label"] == labels[i]);
+  }
+  // The first column is the golden external-fragmentation case.
+  CHECK(j["runs"][0]["memory"]["fraction"]["external_fragmentation"] == 0.08);
+  CHECK(j["runs"][2]["memory"]["fraction"]["external_fragmentation"] == 0.0);
+  const auto table =
+      run_kvsim({"compare", "--config", golden("external-fragmentation/scenario.yaml"),
+                 "--allocator", "contiguous-oracle,paged", "--format", "table"});
+  REQUIRE(table.exit_code == 0);
+  CHECK(table.out.find("KV external fragmentation") != std::string::npos);
+  CHECK(table.out.find("x)") != std::string::npos);
+  const auto csv = run_kvsim({"compare", "--config", golden("external-fragmentation/scenario.yaml"),
+                              "--allocator", "contiguous-oracle,paged", "--format", "csv"});
+  REQUIRE(csv.exit_code == 0);
+  CHECK(csv.out.rfind("label,requests_completed,", 0) == 0);
+  CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 3);
+}

@@ -1,0 +1,214 @@
+// The simulator driving the real allocators of src/memory (with the fixed-cost fake).
+#include <sstream>
+
+#include <catch2/catch.hpp>
+
+#include "memory/allocator.h"
+#include "sim/sim_test_util.h"
+
+using namespace kvsim;
+using namespace kvsim::test;
+
+namespace {
+
+constexpr TimeNs kMs = kNsPerMs;
+
+struct RealRun {
+  sim::SimResult result;
+  std::map<std::uint64_t, sim::Request> ended;
+  int num_end_calls = 0;
+};
+
+RealRun run_real(const sim::SimOptions& options, const memory::AllocatorOptions& alloc,
+                 const FixedCostModel& cost, std::vector<trace::RequestSpec> specs) {
+  SimRun recorded;
+  sim::SimSetup setup;
+  setup.options = options;
+  setup.cost_model = &cost;
+  setup.make_allocator = [alloc] { return memory::make_allocator(alloc); };
+  VectorReader reader(std::move(specs));
+  RecordingObserver observer(recorded);
+  RealRun run;
+  run.result = sim::simulate(setup, reader, &observer);
+  run.ended = std::move(recorded.ended);
+  run.num_end_calls = recorded.num_end_calls;
+  return run;
+}
+
+memory::AllocatorOptions slots(memory::AllocatorKind kind, std::int64_t capacity_slots) {
+  memory::AllocatorOptions a;
+  a.kind = kind;
+  a.bytes_per_slot = 1000;
+  a.capacity_bytes = static_cast<Bytes>(capacity_slots) * 1000;
+  a.watermark = 0;
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("Contiguous allocation: a hole too small for the waiting head is external fragmentation",
+          "[sim]") {
+  // contiguous-oracle, first-fit, 100 slots; every step 1 ms. A (10 + 30 → 40 slots), B (10 + 10
+  // → 20) and C (10 + 30 → 40) fill [0, 40), [40, 60), [60, 100); D (20 + 20 → 40) waits.
+  // B ends at t=10, leaving a 20-slot hole that D cannot use: 20 slots of external
+  // fragmentation until A and C end at t=30. D then runs alone, done at t=50.
+  // Slot·ms over [0, 50) (see the comments in the expected values):
+  //   token states  [0,30): 30 + Σ_{k=1..9} 3(10+k) + Σ_{k=10..29} 2(10+k) = 1,615
+  //                 [30,50): 20 + Σ_{j=1..19} (20+j) = 590                    → 2,205
+  //   reservation   [0,30): 70 + Σ_{k=1..9} (70−3k) + Σ_{k=10..29} 2(30−k) = 985
+  //                 [30,50): 20 + Σ_{j=1..19} (20−j) = 210                     → 1,195
+  //   external      [10,30): 20 × 20                                           →   400
+  //   free          [30,50): 60 × 20                                           → 1,200
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  memory::AllocatorOptions alloc = slots(memory::AllocatorKind::kContiguousOracle, 100);
+  alloc.placement = memory::Placement::kFirstFit;
+  const auto run =
+      run_real(small_options(), alloc, cost,
+               {spec(0, 0, 10, 30), spec(1, 0, 10, 10), spec(2, 0, 10, 30), spec(3, 0, 20, 20)});
+  REQUIRE(run.result.metrics.completed == 4);
+  CHECK(run.ended.at(1).finish_ns == 10 * kMs);
+  CHECK(run.ended.at(0).finish_ns == 30 * kMs);
+  CHECK(run.ended.at(3).first_scheduled_ns == 30 * kMs);
+  CHECK(run.ended.at(3).finish_ns == 50 * kMs);
+  CHECK(run.result.duration_ns == 50 * kMs);
+  const auto& f = run.result.fraction;
+  CHECK(f.token_states == Approx(2205.0 / 5000));
+  CHECK(f.reservation == Approx(1195.0 / 5000));
+  CHECK(f.internal_fragmentation == 0.0);
+  CHECK(f.external_fragmentation == Approx(400.0 / 5000));
+  CHECK(f.free == Approx(1200.0 / 5000));
+  CHECK(run.result.peak_used_bytes == 100 * 1000);
+  CHECK(run.result.metrics.preemptions_recompute == 0);
+}
+
+TEST_CASE("Contiguous-max reserves the maximum length: the leftover is external fragmentation",
+          "[sim]") {
+  // Reservations of max_seq_len = 32 slots in 100: three fit (96), the 4 slots left cannot take
+  // the fourth request, which waits. Everything is decided by reservations, not by lengths.
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  memory::AllocatorOptions alloc = slots(memory::AllocatorKind::kContiguousMax, 100);
+  alloc.placement = memory::Placement::kFirstFit;
+  alloc.max_seq_len = 32;
+  sim::SimOptions opts = small_options();
+  opts.scheduler.max_model_len = 32;
+  const auto run = run_real(
+      opts, alloc, cost, {spec(0, 0, 4, 4), spec(1, 0, 4, 4), spec(2, 0, 4, 4), spec(3, 0, 4, 4)});
+  REQUIRE(run.result.metrics.completed == 4);
+  CHECK(run.ended.at(3).first_scheduled_ns == 4 * kMs);
+  // While request 3 waits ([0, 4) ms), the 4 free slots are external fragmentation.
+  // Total 100 × 8 slot·ms (two rounds of 4 steps).
+  CHECK(run.result.duration_ns == 8 * kMs);
+  CHECK(run.result.fraction.external_fragmentation == Approx(4.0 * 4 / 800));
+  // Internal fragmentation: 32 − 8 slots per request that will never be written.
+  CHECK(run.result.fraction.internal_fragmentation == Approx((3 * 24 * 4 + 24 * 4) / 800.0));
+}
+
+TEST_CASE("Paged allocation: preemption and prefix caching with the real block pool", "[sim]") {
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  cost.record = true;
+  memory::AllocatorOptions alloc = slots(memory::AllocatorKind::kPaged, 64);
+  alloc.block_size = 16;
+  alloc.enable_prefix_caching = true;
+  sim::SimOptions opts = small_options();
+  opts.enable_prefix_caching = true;
+  opts.block_size = 16;
+  trace::RequestSpec a = spec(0, 0, 40, 2);
+  a.prefix_hashes = {5, 6};  // 2 × 32 tokens
+  a.prefix_block_tokens = 32;
+  trace::RequestSpec b = a;
+  b.id = 1;
+  b.arrival_ns = 5 * kMs;
+  const auto run = run_real(opts, alloc, cost, {a, b});
+  REQUIRE(run.result.metrics.completed == 2);
+  // b finds a's two full blocks (32 tokens) in the cache.
+  CHECK(run.ended.at(1).cached_tokens == 32);
+  CHECK(run.result.prefix_hit_tokens == 32);
+  CHECK(run.result.prefix_query_tokens == 80);
+  CHECK(run.result.prefix_cache_hit_rate() == Approx(0.4));
+  bool saw = false;
+  for (const auto& s : cost.seen) {
+    for (const auto& p : s.prefills) saw = saw || (p.num_tokens == 8 && p.num_cached_tokens == 32);
+  }
+  CHECK(saw);
+}
+
+TEST_CASE("Invariants with the real allocators over many seeds", "[sim]") {
+  int runs = 0;
+  for (auto kind :
+       {memory::AllocatorKind::kPaged, memory::AllocatorKind::kContiguousMax,
+        memory::AllocatorKind::kContiguousPow2, memory::AllocatorKind::kContiguousOracle}) {
+    for (auto sched : {sim::SchedulerKind::kVllm, sim::SchedulerKind::kChunkedPrefill,
+                       sim::SchedulerKind::kStatic}) {
+      for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+        Rng rng(seed * 31 + static_cast<std::uint64_t>(kind) * 7 +
+                static_cast<std::uint64_t>(sched));
+        const int n = static_cast<int>(rng.uniform_int(1, 100));
+        auto specs =
+            random_workload(seed, n, static_cast<double>(rng.uniform_int(100, 4000)), 200, 150);
+        const bool prefix = kind == memory::AllocatorKind::kPaged && seed % 2 == 0;
+        if (prefix) {
+          for (auto& s : specs) {
+            s.prefix_block_tokens = 16;
+            for (std::int64_t b = 0; b < (s.prompt_tokens + 15) / 16; ++b) {
+              s.prefix_hashes.push_back(b < 3 ? static_cast<std::uint64_t>(b) : rng.next_u64());
+            }
+          }
+        }
+        sim::SimOptions opts = small_options(sched);
+        opts.scheduler.max_model_len = 360;
+        opts.scheduler.max_num_seqs = rng.uniform_int(1, 32);
+        if (sched == sim::SchedulerKind::kChunkedPrefill) {
+          opts.scheduler.max_num_batched_tokens = rng.uniform_int(16, 512);
+        }
+        opts.scheduler.preemption =
+            seed % 3 == 0 ? sim::PreemptionMode::kSwap : sim::PreemptionMode::kRecompute;
+        opts.enable_prefix_caching = prefix;
+        opts.num_replicas = 1 + static_cast<std::int64_t>(seed % 2);
+        opts.block_size = 8;
+        memory::AllocatorOptions alloc = slots(kind, rng.uniform_int(400, 1500));
+        alloc.block_size = 8;
+        alloc.max_seq_len = 360;
+        alloc.watermark = 0.01;
+        alloc.enable_prefix_caching = prefix;
+        alloc.cpu_swap_bytes = opts.scheduler.preemption == sim::PreemptionMode::kSwap
+                                   ? static_cast<Bytes>(rng.uniform_int(0, 3000)) * 1000
+                                   : 0;
+        alloc.placement = seed % 2 ? memory::Placement::kBuddy : memory::Placement::kBestFit;
+        FixedCostModel cost;
+        cost.per_step_ns = rng.uniform_int(100, 3000) * 1000;
+        cost.per_prefill_token_ns = rng.uniform_int(0, 20) * 1000;
+        cost.swap_ns_per_byte = 1;
+        INFO("allocator " << memory::allocator_kind_name(kind) << " scheduler "
+                          << sim::scheduler_name(sched) << " seed " << seed);
+        const RealRun run = run_real(opts, alloc, cost, specs);
+        const sim::Metrics& m = run.result.metrics;
+        REQUIRE(run.num_end_calls == n);
+        CHECK(m.completed + m.rejected() == n);
+        std::int64_t requested = 0;
+        for (const auto& s : specs) {
+          const sim::Request& r = run.ended.at(s.id);
+          if (r.state == sim::RequestState::kFinished) {
+            CHECK(r.generated == s.output_tokens);
+            requested += s.output_tokens;
+          }
+        }
+        CHECK(m.output_tokens == requested);
+        CHECK(run.result.peak_used_bytes <= run.result.capacity_bytes);
+        const auto& f = run.result.fraction;
+        CHECK(f.token_states + f.reservation + f.internal_fragmentation + f.external_fragmentation +
+                  f.free ==
+              Approx(1.0).epsilon(1e-12));
+        if (kind == memory::AllocatorKind::kPaged) CHECK(f.external_fragmentation == 0.0);
+        const RealRun again = run_real(opts, alloc, cost, specs);
+        CHECK(again.result.duration_ns == run.result.duration_ns);
+        CHECK(again.result.fraction.token_states == run.result.fraction.token_states);
+        CHECK(again.result.metrics.ttft.mean() == run.result.metrics.ttft.mean());
+        ++runs;
+      }
+    }
+  }
+  CHECK(runs == 72);
+}

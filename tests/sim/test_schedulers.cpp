@@ -1,0 +1,156 @@
+// What each scheduling policy puts in a step, read from the batches the cost model is asked about.
+#include <catch2/catch.hpp>
+
+#include "sim/sim_test_util.h"
+
+using namespace kvsim;
+using namespace kvsim::test;
+using sim::SchedulerKind;
+
+namespace {
+
+constexpr TimeNs kMs = kNsPerMs;
+using Chunks = std::vector<std::pair<std::int64_t, std::int64_t>>;  // (tokens, cached) per prefill
+
+Chunks prefills_of(const FixedCostModel::Seen& s) {
+  Chunks out;
+  for (const auto& p : s.prefills) out.emplace_back(p.num_tokens, p.num_cached_tokens);
+  return out;
+}
+
+FixedCostModel recording_1ms() {
+  FixedCostModel c;
+  c.per_step_ns = kMs;
+  c.record = true;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("vllm: prefill steps come first and respect max_num_seqs", "[sim]") {
+  FixedCostModel cost = recording_1ms();
+  sim::SimOptions opts = small_options();
+  opts.scheduler.max_num_seqs = 2;
+  const auto run =
+      run_sim(opts, {}, cost, {spec(0, 0, 10, 3), spec(1, 0, 20, 3), spec(2, 0, 30, 3)});
+  REQUIRE(run.result.metrics.completed == 3);
+  REQUIRE(cost.seen.size() >= 3);
+  // Step 1: two prompts (the limit); the third waits for a free sequence slot.
+  CHECK(prefills_of(cost.seen[0]) == Chunks{{10, 0}, {20, 0}});
+  CHECK(cost.seen[0].decode_contexts.empty());
+  CHECK(cost.seen[0].num_sampling == 2);
+  // Steps 2-3: decodes of both (contexts 10 and 20, then 11 and 21).
+  CHECK(cost.seen[1].decode_contexts == std::vector<std::int64_t>{10, 20});
+  CHECK(cost.seen[2].decode_contexts == std::vector<std::int64_t>{11, 21});
+  // Step 4: both finished at t=3; R2 prefills.
+  CHECK(prefills_of(cost.seen[3]) == Chunks{{30, 0}});
+  CHECK(run.result.max_running == 2);
+  CHECK(run.ended.at(2).first_scheduled_ns == 3 * kMs);
+}
+
+TEST_CASE("vllm: the token budget splits prompts over prefill steps", "[sim]") {
+  FixedCostModel cost = recording_1ms();
+  sim::SimOptions opts = small_options();
+  opts.scheduler.max_model_len = 100;
+  opts.scheduler.max_num_batched_tokens = 150;
+  const auto run =
+      run_sim(opts, {}, cost, {spec(0, 0, 60, 2), spec(1, 0, 60, 2), spec(2, 0, 60, 2)});
+  REQUIRE(run.result.metrics.completed == 3);
+  CHECK(prefills_of(cost.seen[0]) == Chunks{{60, 0}, {60, 0}});
+  // Prefill first: the third prompt runs before the others decode.
+  CHECK(prefills_of(cost.seen[1]) == Chunks{{60, 0}});
+  CHECK(cost.seen[2].decode_contexts == std::vector<std::int64_t>{60, 60, 60});
+}
+
+TEST_CASE("vllm: a token budget below max_model_len is refused", "[sim]") {
+  FixedCostModel cost;
+  sim::SimOptions opts = small_options();
+  opts.scheduler.max_num_batched_tokens = 512;  // max_model_len 2048
+  CHECK_THROWS_WITH(run_sim(opts, {}, cost, {}), Catch::Contains("--max-num-batched-tokens"));
+}
+
+TEST_CASE("chunked-prefill: decodes first, then prefill chunks within the budget", "[sim]") {
+  FixedCostModel cost = recording_1ms();
+  sim::SimOptions opts = small_options(SchedulerKind::kChunkedPrefill);
+  opts.scheduler.max_num_batched_tokens = 8;
+  // R0: 4 prompt tokens, 5 out. R1 (20 prompt) arrives at 0.5 ms.
+  const auto run = run_sim(opts, {}, cost, {spec(0, 0, 4, 5), spec(1, kMs / 2, 20, 2)});
+  REQUIRE(run.result.metrics.completed == 2);
+  // t=0: R0's whole prompt. t=1: R0 decodes (1 token), R1 gets the other 7.
+  CHECK(prefills_of(cost.seen[0]) == Chunks{{4, 0}});
+  CHECK(cost.seen[1].decode_contexts == std::vector<std::int64_t>{4});
+  CHECK(prefills_of(cost.seen[1]) == Chunks{{7, 0}});
+  CHECK(cost.seen[1].num_sampling == 1);  // R1's chunk does not finish its prompt
+  // t=2: R0 decode + 7 more of R1 (7 already cached). t=3: R0 decode + the last 6.
+  CHECK(prefills_of(cost.seen[2]) == Chunks{{7, 7}});
+  CHECK(prefills_of(cost.seen[3]) == Chunks{{6, 14}});
+  CHECK(cost.seen[3].num_sampling == 2);
+  CHECK(run.ended.at(1).first_token_ns == 4 * kMs);
+}
+
+TEST_CASE("chunked-prefill: long_prefill_token_threshold caps each chunk", "[sim]") {
+  FixedCostModel cost = recording_1ms();
+  sim::SimOptions opts = small_options(SchedulerKind::kChunkedPrefill);
+  opts.scheduler.max_num_batched_tokens = 100;
+  opts.scheduler.long_prefill_token_threshold = 16;
+  const auto run = run_sim(opts, {}, cost, {spec(0, 0, 40, 1), spec(1, 0, 10, 1)});
+  REQUIRE(run.result.metrics.completed == 2);
+  // Both start in step 1 (16 + 10); R0 continues 16, then 8.
+  CHECK(prefills_of(cost.seen[0]) == Chunks{{16, 0}, {10, 0}});
+  CHECK(prefills_of(cost.seen[1]) == Chunks{{16, 16}});
+  CHECK(prefills_of(cost.seen[2]) == Chunks{{8, 32}});
+}
+
+TEST_CASE("chunked-prefill: a prefix hit moves the chunk past the cached blocks", "[sim]") {
+  FixedCostModel cost = recording_1ms();
+  sim::SimOptions opts = small_options(SchedulerKind::kChunkedPrefill);
+  opts.scheduler.max_num_batched_tokens = 32;
+  opts.enable_prefix_caching = true;
+  trace::RequestSpec a = spec(0, 0, 64, 1);
+  a.prefix_hashes = {11, 12, 13, 14};
+  a.prefix_block_tokens = 16;
+  trace::RequestSpec b = a;
+  b.id = 1;
+  b.arrival_ns = 10 * kMs;
+  const auto run = run_sim(opts, {}, cost, {a, b});
+  REQUIRE(run.result.metrics.completed == 2);
+  // a: 32 + 32. b: its whole prompt is cached, but the last token is always computed, so the
+  // hit is 3 blocks (48 tokens) and its one step computes the last 16.
+  CHECK(prefills_of(cost.seen[0]) == Chunks{{32, 0}});
+  CHECK(prefills_of(cost.seen[1]) == Chunks{{32, 32}});
+  CHECK(prefills_of(cost.seen[2]) == Chunks{{16, 48}});
+}
+
+TEST_CASE("static: a batch runs until its longest request, finished rows as padding", "[sim]") {
+  FixedCostModel cost = recording_1ms();
+  sim::SimOptions opts = small_options(SchedulerKind::kStatic);
+  opts.scheduler.max_num_seqs = 2;
+  const auto run =
+      run_sim(opts, {}, cost, {spec(0, 0, 4, 2), spec(1, 0, 4, 5), spec(2, kMs / 2, 8, 2)});
+  REQUIRE(run.result.metrics.completed == 3);
+  // t=0 prefill R0+R1; t=1..5 decodes with two rows each (R0 done at t=2, padding after).
+  CHECK(prefills_of(cost.seen[0]) == Chunks{{4, 0}, {4, 0}});
+  for (int step = 1; step <= 4; ++step) {
+    CHECK(cost.seen[static_cast<std::size_t>(step)].decode_contexts.size() == 2);
+  }
+  CHECK(cost.seen[2].decode_contexts == std::vector<std::int64_t>{5, 5});  // R1, padding R0
+  CHECK(run.ended.at(0).finish_ns == 2 * kMs);
+  CHECK(run.ended.at(1).finish_ns == 5 * kMs);
+  // R2 could only start with the next batch.
+  CHECK(run.ended.at(2).first_scheduled_ns == 5 * kMs);
+  CHECK(prefills_of(cost.seen[5]) == Chunks{{8, 0}});
+  CHECK(run.allocators.at(0)->used_blocks_at_end == 0);
+}
+
+TEST_CASE("static: finished rows keep their memory until the batch ends", "[sim]") {
+  FixedCostModel cost = recording_1ms();
+  sim::SimOptions opts = small_options(SchedulerKind::kStatic);
+  FakeAllocator::Options alloc;
+  alloc.num_blocks = 10;
+  alloc.block_size = 16;
+  const auto run = run_sim(opts, alloc, cost, {spec(0, 0, 16, 1), spec(1, 0, 16, 40)});
+  REQUIRE(run.result.metrics.completed == 2);
+  // R0 is done after the prefill, yet its block stays allocated for the 39 decode steps.
+  const double held_slots = 16.0 * 40;  // R0's block × 40 ms
+  CHECK(run.result.fraction.token_states * 160.0 * 40.0 >= held_slots);
+}

@@ -1,0 +1,351 @@
+// Hand-checked scenarios: tiny allocators, a fixed-cost model, exact times.
+#include <catch2/catch.hpp>
+
+#include "common/error.h"
+#include "sim/sim_test_util.h"
+
+using namespace kvsim;
+using namespace kvsim::test;
+using sim::RequestState;
+using sim::SchedulerKind;
+
+namespace {
+
+constexpr TimeNs kMs = kNsPerMs;
+constexpr TimeNs kUs = kNsPerUs;
+
+FixedCostModel cost_1ms_10us_100us() {
+  FixedCostModel c;
+  c.per_step_ns = 1 * kMs;
+  c.per_prefill_token_ns = 10 * kUs;
+  c.per_decode_ns = 100 * kUs;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("Two requests on one replica: exact TTFT, TPOT, ITL, E2E and queueing", "[sim]") {
+  // Step = 1 ms + 10 us per prefill token + 100 us per decode row.
+  //   t=0     R0 (100 prompt, 3 out) prefills alone: 1 + 1.0 = 2 ms       -> R0 token 1 at 2.0
+  //   t=0.5   R1 (50 prompt, 2 out) arrives and waits
+  //   t=2.0   prefill first: R1 alone, 1 + 0.5 = 1.5 ms                   -> R1 token 1 at 3.5
+  //   t=3.5   decode R0 + R1: 1 + 0.2 = 1.2 ms                            -> both at 4.7, R1 done
+  //   t=4.7   decode R0: 1.1 ms                                           -> R0 done at 5.8
+  FixedCostModel cost = cost_1ms_10us_100us();
+  FakeAllocator::Options alloc;  // 100 blocks of 16 slots
+  const auto run =
+      run_sim(small_options(), alloc, cost, {spec(0, 0, 100, 3), spec(1, 500 * kUs, 50, 2)});
+  const sim::Metrics& m = run.result.metrics;
+  REQUIRE(m.completed == 2);
+  CHECK(m.rejected() == 0);
+  CHECK(run.result.duration_ns == 5800 * kUs);
+
+  const sim::Request& r0 = run.ended.at(0);
+  const sim::Request& r1 = run.ended.at(1);
+  CHECK(r0.state == RequestState::kFinished);
+  CHECK(r0.first_scheduled_ns == 0);
+  CHECK(r0.first_token_ns == 2000 * kUs);
+  CHECK(r0.finish_ns == 5800 * kUs);
+  CHECK(r1.first_scheduled_ns == 2000 * kUs);
+  CHECK(r1.first_token_ns == 3500 * kUs);
+  CHECK(r1.finish_ns == 4700 * kUs);
+
+  CHECK(m.ttft.percentile(50) == 2000 * kUs);  // TTFTs: 2.0 and 3.0 ms
+  CHECK(m.ttft.max() == 3000 * kUs);
+  CHECK(m.ttft.mean() == 2500 * kUs);
+  // TPOT: R0 (5.8 - 2.0) / 2 = 1.9 ms; R1 (4.2 - 3.0) / 1 = 1.2 ms.
+  CHECK(m.tpot.min() == 1200 * kUs);
+  CHECK(m.tpot.max() == 1900 * kUs);
+  // ITL: R0 2.7 and 1.1 ms; R1 1.2 ms.
+  CHECK(m.itl.count() == 3);
+  CHECK(m.itl.min() == 1100 * kUs);
+  CHECK(m.itl.percentile(50) == 1200 * kUs);
+  CHECK(m.itl.max() == 2700 * kUs);
+  CHECK(m.e2e.min() == 4200 * kUs);
+  CHECK(m.e2e.max() == 5800 * kUs);
+  CHECK(m.queue.min() == 0);
+  CHECK(m.queue.max() == 1500 * kUs);
+  CHECK(m.output_tokens == 5);
+  CHECK(m.prompt_tokens == 150);
+  CHECK(m.num_steps == 4);
+  CHECK(m.num_sequence_steps == 5);  // 1 + 1 + 2 + 1 rows
+
+  // Memory (16-slot blocks, capacity 1,600 slots), slots held × ms:
+  //   [0, 2)     R0 100 tokens in 7 blocks (final 103): states 100, reserv. 3, internal 9
+  //   [2, 3.5)   + R1 50 in 4 blocks (final 52):        states 150, reserv. 5, internal 21
+  //   [3.5, 4.7) both grew by one:                      states 152, reserv. 3, internal 21
+  //   [4.7, 5.8) R0 alone with 102:                     states 102, reserv. 1, internal 9
+  const double total = 1600.0 * 5.8;
+  const auto& f = run.result.fraction;
+  CHECK(f.token_states == Approx((100 * 2.0 + 150 * 1.5 + 152 * 1.2 + 102 * 1.1) / total));
+  CHECK(f.reservation == Approx((3 * 2.0 + 5 * 1.5 + 3 * 1.2 + 1 * 1.1) / total));
+  CHECK(f.internal_fragmentation == Approx((9 * 2.0 + 21 * 1.5 + 21 * 1.2 + 9 * 1.1) / total));
+  CHECK(f.external_fragmentation == 0.0);
+  CHECK(f.token_states + f.reservation + f.internal_fragmentation + f.external_fragmentation +
+            f.free ==
+        Approx(1.0).epsilon(1e-12));
+  CHECK(run.result.peak_used_bytes == 11 * 16 * 1000);
+  CHECK(run.result.capacity_bytes == 1600 * 1000);
+  CHECK(run.result.mean_running == Approx((1 * 2.0 + 2 * 1.5 + 2 * 1.2 + 1 * 1.1) / 5.8));
+  CHECK(run.result.max_running == 2);
+  CHECK(run.result.saturation == sim::SaturationVerdict::kStable);
+  CHECK(run.allocators.at(0)->used_blocks_at_end == 0);
+}
+
+TEST_CASE("A decode that cannot grow preempts the newest request (recompute)", "[sim]") {
+  // 4 blocks of 4 slots. Two requests (4 prompt, 8 output) arrive together; every step 1 ms.
+  //   t=0 both prefill (1 block each). t=1..4 decode: each reaches 8 tokens in 2 blocks.
+  //   t=5 R0 needs a 3rd block: R1 (newest) is preempted and freed; R0 decodes alone to t=8.
+  //   t=6, t=7: R1 would need 9 tokens = 3 blocks, only 1 free: it waits.
+  //   t=8 R0 done; R1 recomputes 4 + 5 = 9 tokens -> its 6th token at t=9; done at t=11.
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  cost.record = true;
+  FakeAllocator::Options alloc;
+  alloc.num_blocks = 4;
+  alloc.block_size = 4;
+  const auto run = run_sim(small_options(), alloc, cost, {spec(0, 0, 4, 8), spec(1, 0, 4, 8)});
+  const sim::Metrics& m = run.result.metrics;
+  REQUIRE(m.completed == 2);
+  CHECK(m.preemptions_recompute == 1);
+  CHECK(m.preemptions_swap == 0);
+  const sim::Request& r0 = run.ended.at(0);
+  const sim::Request& r1 = run.ended.at(1);
+  CHECK(r0.finish_ns == 8 * kMs);
+  CHECK(r0.num_preemptions == 0);
+  CHECK(r1.num_preemptions == 1);
+  CHECK(r1.first_token_ns == 1 * kMs);
+  CHECK(r1.finish_ns == 11 * kMs);
+  CHECK(m.itl.max() == 4 * kMs);  // R1: 5th token at t=5, 6th at t=9
+  // TPOT of R1 = (11 - 1) / 7 ms, rounded to the nearest ns.
+  CHECK(m.tpot.max() == 1'428'571);
+  // The recompute step: a 9-token prefill from scratch, sampling one token.
+  bool saw_recompute = false;
+  for (const auto& s : cost.seen) {
+    if (s.prefills.size() == 1 && s.prefills[0].num_tokens == 9) {
+      saw_recompute = true;
+      CHECK(s.prefills[0].num_cached_tokens == 0);
+      CHECK(s.num_sampling == 1);
+    }
+  }
+  CHECK(saw_recompute);
+  CHECK(run.allocators.at(0)->peak_used_blocks == 4);
+  CHECK(run.allocators.at(0)->used_blocks_at_end == 0);
+}
+
+TEST_CASE("Swap preemption moves KV over PCIe and back", "[sim]") {
+  // As above with --preemption swap; 8,000 bytes of KV (8 tokens × 1,000) take 0.8 ms each way.
+  //   t=5    R1 swapped out: that step takes 1 + 0.8 ms -> 6.8
+  //   t=6.8  R1 cannot come back (2 blocks needed, 1 free); R0 decodes to t=7.8, then t=8.8 done
+  //   t=8.8  R1's blocks are taken, the copy runs 8.8 -> 9.6; nothing else to run
+  //   t=9.6  R1 decodes: tokens 6, 7, 8 at 10.6, 11.6, 12.6
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  cost.swap_ns_per_byte = 100;
+  FakeAllocator::Options alloc;
+  alloc.num_blocks = 4;
+  alloc.block_size = 4;
+  alloc.cpu_swap_bytes = 4 * kGiB;
+  sim::SimOptions opts = small_options();
+  opts.scheduler.preemption = sim::PreemptionMode::kSwap;
+  const auto run = run_sim(opts, alloc, cost, {spec(0, 0, 4, 8), spec(1, 0, 4, 8)});
+  const sim::Metrics& m = run.result.metrics;
+  REQUIRE(m.completed == 2);
+  CHECK(m.preemptions_swap == 1);
+  CHECK(m.preemptions_recompute == 0);
+  CHECK(m.swap_out_bytes == 8000);
+  CHECK(m.swap_in_bytes == 8000);
+  CHECK(run.ended.at(0).finish_ns == 8800 * kUs);
+  CHECK(run.ended.at(1).finish_ns == 12600 * kUs);
+  CHECK(m.itl.max() == 5600 * kUs);  // R1: token 5 at t=5, token 6 at t=10.6
+}
+
+TEST_CASE("Swap falls back to recompute when the swap space is full", "[sim]") {
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  FakeAllocator::Options alloc;
+  alloc.num_blocks = 4;
+  alloc.block_size = 4;
+  sim::SimOptions opts = small_options();
+  opts.scheduler.preemption = sim::PreemptionMode::kSwap;
+  alloc.cpu_swap_bytes = 7000;  // 7 slots: R1's 2 blocks of 4 do not fit
+  const auto run = run_sim(opts, alloc, cost, {spec(0, 0, 4, 8), spec(1, 0, 4, 8)});
+  CHECK(run.result.metrics.preemptions_swap == 0);
+  CHECK(run.result.metrics.preemptions_recompute == 1);
+  CHECK(run.ended.at(1).finish_ns == 11 * kMs);
+}
+
+TEST_CASE("Requests that can never be served are rejected and counted", "[sim]") {
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  FakeAllocator::Options alloc;  // 1,600 slots
+  alloc.watermark_blocks = 10;   // admission leaves 160 slots free
+  sim::SimOptions opts = small_options();
+  opts.scheduler.max_model_len = 2000;
+  const auto run = run_sim(opts, alloc, cost,
+                           {spec(0, 0, 2001, 5),     // prompt beyond max_model_len
+                            spec(1, 0, 1990, 20),    // prompt + output beyond it
+                            spec(2, 0, 1000, 1000),  // 1,999 tokens of KV > 1,600 slots
+                            spec(3, 0, 1500, 10),    // 94 blocks + 10 watermark > 100
+                            spec(4, 0, 10, 2)});     // fine
+  const sim::Metrics& m = run.result.metrics;
+  CHECK(m.completed == 1);
+  CHECK(m.rejected_prompt_too_long == 1);
+  CHECK(m.rejected_too_long == 1);
+  CHECK(m.rejected_never_fits == 2);
+  CHECK(m.rejected() == 4);
+  CHECK(run.num_end_calls == 5);
+  CHECK(run.ended.at(0).reject_reason == sim::RejectReason::kPromptTooLong);
+  CHECK(run.ended.at(1).reject_reason == sim::RejectReason::kTooLong);
+  CHECK(run.ended.at(2).reject_reason == sim::RejectReason::kNeverFits);
+  CHECK(run.ended.at(3).reject_reason == sim::RejectReason::kNeverFits);
+  CHECK(run.ended.at(3).state == RequestState::kRejected);
+  CHECK(run.ended.at(4).state == RequestState::kFinished);
+}
+
+TEST_CASE("A time limit stops the run and counts what is still in flight", "[sim]") {
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  sim::SimOptions opts = small_options();
+  opts.time_limit_ns = 5 * kMs + 500 * kUs;
+  // R0 finishes at 3 ms; R1 (100 tokens out) runs past the limit; R2 arrives after it.
+  const auto run =
+      run_sim(opts, {}, cost, {spec(0, 0, 10, 3), spec(1, 0, 10, 100), spec(2, 9 * kMs, 10, 3)});
+  CHECK(run.result.hit_time_limit);
+  CHECK(run.result.duration_ns == opts.time_limit_ns);
+  CHECK(run.result.metrics.arrived == 2);
+  CHECK(run.result.metrics.completed == 1);
+  CHECK(run.result.requests_unfinished == 1);
+  CHECK(run.ended.at(1).state == RequestState::kDecode);
+  CHECK(run.ended.count(2) == 0);
+}
+
+TEST_CASE("Bad requests from a workload are errors", "[sim]") {
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  CHECK_THROWS_AS(run_sim(small_options(), {}, cost, {spec(0, 0, 0, 3)}), Error);
+  CHECK_THROWS_AS(run_sim(small_options(), {}, cost, {spec(0, 0, 5, 0)}), Error);
+  CHECK_THROWS_WITH(run_sim(small_options(), {}, cost, {spec(0, 10, 5, 3), spec(1, 5, 5, 3)}),
+                    Catch::Contains("arrivals must not go backwards"));
+}
+
+TEST_CASE("An empty workload gives an empty, well-formed result", "[sim]") {
+  FixedCostModel cost;
+  const auto run = run_sim(small_options(), {}, cost, {});
+  CHECK(run.result.metrics.arrived == 0);
+  CHECK(run.result.duration_ns == 0);
+  CHECK(run.result.fraction.free == 1.0);
+}
+
+TEST_CASE("Prefix hashes become allocator-size block ids", "[sim]") {
+  trace::RequestSpec s = spec(0, 0, 40, 1);
+  s.prefix_hashes = {7, 9};
+  s.prefix_block_tokens = 16;
+  std::vector<std::uint64_t> ids;
+  sim::expand_prefix_blocks(s, 8, ids);
+  // Tokens 0..31 are hashed (2 × 16); full 8-token blocks inside both the prompt and the hashed
+  // part: 4. Blocks 0, 1 lie in prefix block 0; blocks 2, 3 in prefix block 1.
+  REQUIRE(ids.size() == 4);
+  CHECK(ids[0] == hash_combine(7, 0));
+  CHECK(ids[1] == hash_combine(7, 1));
+  CHECK(ids[2] == hash_combine(9, 2));
+  CHECK(ids[3] == hash_combine(9, 3));
+  sim::expand_prefix_blocks(s, 32, ids);
+  CHECK(ids == std::vector<std::uint64_t>{hash_combine(9, 0)});
+  s.prefix_hashes.clear();
+  sim::expand_prefix_blocks(s, 8, ids);
+  CHECK(ids.empty());
+}
+
+TEST_CASE("Prefix-cache hits skip prefill compute", "[sim]") {
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  cost.record = true;
+  sim::SimOptions opts = small_options();
+  opts.enable_prefix_caching = true;
+  opts.block_size = 16;
+  trace::RequestSpec a = spec(0, 0, 100, 2);
+  a.prefix_hashes = {1, 2, 3, 4};  // 4 × 32 tokens
+  a.prefix_block_tokens = 32;
+  trace::RequestSpec b = a;
+  b.id = 1;
+  b.arrival_ns = 10 * kMs;
+  b.prefix_hashes = {1, 2, 5, 6};  // shares the first 64 tokens
+  const auto run = run_sim(opts, {}, cost, {a, b});
+  REQUIRE(run.result.metrics.completed == 2);
+  // Prompt tokens of both admissions looked up; b finds blocks 0-3 (64 tokens) cached.
+  CHECK(run.result.prefix_query_tokens == 200);
+  CHECK(run.result.prefix_hit_tokens == 64);
+  CHECK(run.ended.at(1).cached_tokens == 64);
+  std::vector<std::pair<std::int64_t, std::int64_t>> prefills;
+  for (const auto& s : cost.seen) {
+    for (const auto& p : s.prefills) prefills.emplace_back(p.num_tokens, p.num_cached_tokens);
+  }
+  CHECK(prefills == std::vector<std::pair<std::int64_t, std::int64_t>>{{100, 0}, {36, 64}});
+}
+
+TEST_CASE("The saturation verdict tells a stable load from a growing queue", "[sim]") {
+  // Requests served one at a time, 5 steps of 1 ms each.
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  sim::SimOptions opts = small_options();
+  opts.scheduler.max_num_seqs = 1;  // one at a time: service time 1 ms × 5 tokens
+  std::vector<trace::RequestSpec> light, heavy;
+  for (int i = 0; i < 300; ++i) {
+    light.push_back(spec(static_cast<std::uint64_t>(i), i * 10 * kMs, 10, 5));  // 50% busy
+    heavy.push_back(spec(static_cast<std::uint64_t>(i), i * 4 * kMs, 10, 5));   // 125% busy
+  }
+  const auto stable = run_sim(opts, {}, cost, light);
+  CHECK(stable.result.saturation == sim::SaturationVerdict::kStable);
+  CHECK(stable.result.queue_delay_slope == Approx(0.0).margin(1e-9));
+  const auto growing = run_sim(opts, {}, cost, heavy);
+  CHECK(growing.result.saturation == sim::SaturationVerdict::kQueueGrowing);
+  // Service takes 5 ms per 4 ms of arrivals: the delay grows by 1/4 s per second.
+  CHECK(growing.result.queue_delay_slope == Approx(0.25).epsilon(0.01));
+}
+
+TEST_CASE("Goodput counts requests within every per-request SLO target", "[sim]") {
+  // The two-request scenario: TTFT 2.0 / 3.0 ms, TPOT 1.9 / 1.2 ms, E2E 5.8 / 4.2 ms.
+  struct Case {
+    TimeNs ttft, tpot, e2e;
+    std::int64_t good;
+  };
+  const Case cases[] = {{0, 0, 0, 2},
+                        {2 * kMs, 0, 0, 1},               // B's 3.0 ms TTFT misses
+                        {0, 1500 * kUs, 0, 1},            // A's 1.9 ms TPOT misses
+                        {0, 0, 5 * kMs, 1},               // A's 5.8 ms E2E misses
+                        {2 * kMs, 0, 5 * kMs, 0},         // each misses one
+                        {3 * kMs, 2 * kMs, 6 * kMs, 2}};  // targets are inclusive
+  for (const Case& c : cases) {
+    sim::SimOptions opts = small_options();
+    opts.slo.ttft_ns = c.ttft;
+    opts.slo.tpot_ns = c.tpot;
+    opts.slo.e2e_ns = c.e2e;
+    FixedCostModel cost = cost_1ms_10us_100us();
+    const auto run = run_sim(opts, {}, cost, {spec(0, 0, 100, 3), spec(1, 500 * kUs, 50, 2)});
+    INFO("ttft " << c.ttft << " tpot " << c.tpot << " e2e " << c.e2e);
+    CHECK(run.result.metrics.slo_good == c.good);
+  }
+}
+
+TEST_CASE("A swapped request that can never be swapped back in recomputes instead", "[sim]") {
+  // The swap preemption scenario with an allocator that refuses every swap-in: once R0 is done
+  // and the GPU is empty, R1 goes back to the waiting queue and recomputes (as in the recompute
+  // scenario, from t=8.8 instead of t=8): 4 + 5 = 9 tokens, then 3 more tokens.
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  cost.swap_ns_per_byte = 100;
+  FakeAllocator::Options alloc;
+  alloc.num_blocks = 4;
+  alloc.block_size = 4;
+  alloc.cpu_swap_bytes = 4 * kGiB;
+  alloc.refuse_swap_in = true;
+  sim::SimOptions opts = small_options();
+  opts.scheduler.preemption = sim::PreemptionMode::kSwap;
+  const auto run = run_sim(opts, alloc, cost, {spec(0, 0, 4, 8), spec(1, 0, 4, 8)});
+  REQUIRE(run.result.metrics.completed == 2);
+  CHECK(run.result.metrics.preemptions_swap == 1);
+  CHECK(run.ended.at(0).finish_ns == 8800 * kUs);
+  CHECK(run.ended.at(1).finish_ns == 11800 * kUs);
+  CHECK(run.allocators.at(0)->used_blocks_at_end == 0);
+}
