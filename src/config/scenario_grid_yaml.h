@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "config/scenario_grid.h"
+
 namespace kvsim::config {
 
 struct GridOptions {
@@ -33,14 +35,6 @@ struct GridOptions {
   // More points than this is an error (a typo like a 1000-element list should not start a
   // million simulations).
   std::int64_t max_points = 100000;
-};
-
-// The value an axis took at one point: its dotted path, and the value as text (a scalar's text;
-// a map or list element in YAML flow style, e.g. "{trace: a.csv}").
-struct AxisValue {
-  std::string path;
-  std::string value;
-  bool operator==(const AxisValue&) const = default;
 };
 
 struct YamlGridPoint {
