@@ -59,6 +59,7 @@ sim::SloOptions sim_slo(const SloSpec& slo) {
   sim::SloOptions s;
   s.ttft_ns = slo.ttft.active() ? seconds_to_ns(slo.ttft.target_s) : 0;
   s.tpot_ns = slo.tpot.active() ? seconds_to_ns(slo.tpot.target_s) : 0;
+  s.e2e_ns = slo.e2e.active() ? seconds_to_ns(slo.e2e.target_s) : 0;
   s.percentile = slo.ttft.active()   ? slo.ttft.percentile
                  : slo.tpot.active() ? slo.tpot.percentile
                                      : 99.0;

@@ -60,8 +60,8 @@ struct WorkloadShape {
 // requests or all arrive at once: no rate to scale.
 WorkloadShape measure_workload(const trace::WorkloadOptions& workload);
 
-// The SimOptions SLO block matching `slo` (TTFT and TPOT targets; the TTFT percentile, else the
-// TPOT one), so the simulator's own goodput agrees with the planner where it can.
+// The SimOptions SLO block matching `slo` (its targets; one percentile for all: the TTFT one,
+// else TPOT's, else E2E's), so the simulator's own goodput agrees with the planner where it can.
 sim::SloOptions sim_slo(const SloSpec& slo);
 
 // Simulates `target` at `rate_rps` and judges it: every active latency target at its percentile

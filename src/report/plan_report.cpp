@@ -1,9 +1,11 @@
 #include "report/plan_report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "common/assert.h"
 #include "common/format.h"
@@ -21,15 +23,41 @@ Json null_if_empty(const std::string& s) {
   return s.empty() ? Json() : Json(s);
 }
 
-Json probe_json(const plan::Probe& p, const plan::SloSpec& slo, bool with_memory) {
+// The latencies the SLOs constrain, at their percentiles: {"ttft_p99": seconds, ...}.
+Json observed_json(const plan::Probe& p, const plan::SloSpec& slo) {
+  const sim::Metrics& m = p.result.metrics;
+  Json j = Json::object();
+  const std::tuple<const plan::LatencySlo*, const sim::LatencyHistogram*, const char*> all[] = {
+      {&slo.ttft, &m.ttft, "ttft"}, {&slo.tpot, &m.tpot, "tpot"}, {&slo.e2e, &m.e2e, "e2e"}};
+  for (const auto& [l, histogram, name] : all) {
+    if (l->active())
+      j[plan::latency_slo_name(name, l->percentile)] = histogram->percentile(l->percentile) * 1e-9;
+  }
+  return j;
+}
+
+// The probe at the max rate: everything measured there.
+Json at_max_json(const plan::Probe& p, const plan::SloSpec& slo) {
   Json j;
   j["rate_rps"] = p.rate_rps;
   j["attainment"] = p.attainment;
   const sim::Metrics& m = p.result.metrics;
   const double tpot_mean_s = m.tpot.count() > 0 ? m.tpot.mean() * 1e-9 : 0.0;
   j["per_user_tokens_per_s"] = tpot_mean_s > 0 ? 1.0 / tpot_mean_s : 0.0;
+  j["observed"] = observed_json(p, slo);
   j["metrics"] = summary_json(p.result, plan::sim_slo(slo));
-  if (with_memory) j["memory"] = memory_json(p.result);
+  j["memory"] = memory_json(p.result);
+  return j;
+}
+
+// The lowest failing probe: what broke, and by how much.
+Json above_json(const plan::Probe& p, const plan::SloSpec& slo) {
+  Json j;
+  j["rate_rps"] = p.rate_rps;
+  j["limiting"] = p.verdict.limiting;
+  j["attainment"] = p.attainment;
+  j["observed"] = observed_json(p, slo);
+  j["saturation"] = sim::saturation_name(p.result.saturation);
   return j;
 }
 
@@ -46,6 +74,11 @@ Json slo_json(const plan::SloSpec& slo) {
 double num(const Json& j, const char* key, double fallback = 0.0) {
   const auto it = j.find(key);
   return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+std::string to_upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
 }
 
 // A short column header for an axis path.
@@ -74,12 +107,18 @@ std::string axes_text(const Json& d, const std::vector<std::string>& varying) {
   return s.empty() ? d["label"].get<std::string>() : s;
 }
 
+// "ttft_p95" → "TTFT p95".
+std::string latency_header(const std::string& name) {
+  const std::size_t us = name.find('_');
+  return to_upper(name.substr(0, us)) + (us == std::string::npos ? "" : " " + name.substr(us + 1));
+}
+
 std::string rate_text(double rps) {
   return rps >= 100 ? fixed(rps, 1) : fixed(rps, 2);
 }
 
 std::string seconds_at(const Json& metrics, const char* latency, const char* p) {
-  if (metrics.is_null()) return "-";
+  if (!metrics.is_object() || !metrics.contains(latency)) return "-";
   return human_seconds(metrics[latency].value(p, 0.0));
 }
 
@@ -110,8 +149,8 @@ Json deployment_record(const plan::DeploymentPlan& plan, const plan::SloSpec& sl
                           {"limiting", null_if_empty(p.verdict.limiting)}});
   }
   r["probes"] = std::move(probes);
-  r["at_max"] = plan.at_max ? probe_json(*plan.at_max, slo, true) : Json();
-  r["above"] = plan.above ? probe_json(*plan.above, slo, false) : Json();
+  r["at_max"] = plan.at_max ? at_max_json(*plan.at_max, slo) : Json();
+  r["above"] = plan.above ? above_json(*plan.above, slo) : Json();
   return r;
 }
 
@@ -218,6 +257,7 @@ Json plan_json(const PlanReportSettings& settings, const std::vector<PlanPoint>&
     d["per_user_tokens_per_s"] = capacity[i].per_user_tokens_per_s;
     const bool at_max = r["at_max"].is_object();
     d["attainment"] = at_max ? r["at_max"]["attainment"] : Json();
+    d["observed"] = at_max ? r["at_max"]["observed"] : Json();
     d["metrics"] = at_max ? r["at_max"]["metrics"] : Json();
     d["memory"] = at_max ? r["at_max"]["memory"] : Json();
     d["above"] = r["above"];
@@ -269,8 +309,23 @@ std::string plan_table(const Json& plan) {
   if (varying.empty()) headers.push_back("deployment");
   for (const auto& path : varying) headers.push_back(axis_header(path));
   for (const char* h : {"max rps", "limit", have_target ? "replicas" : "replicas (sim)", "GPUs",
-                        "$/h", "tok/s/GPU", "tok/s/user", "TTFT p99", "TPOT p99"}) {
+                        "$/h", "tok/s/GPU", "tok/s/user"}) {
     headers.emplace_back(h);
+  }
+  // The latencies the SLOs constrain, at their percentiles (TTFT and TPOT p99 without SLOs).
+  std::vector<std::string> observed;
+  for (const auto& d : deployments) {
+    if (!d["observed"].is_object()) continue;
+    for (auto it = d["observed"].begin(); it != d["observed"].end(); ++it) {
+      if (std::find(observed.begin(), observed.end(), it.key()) == observed.end()) {
+        observed.push_back(it.key());
+      }
+    }
+  }
+  for (const auto& name : observed) headers.push_back(latency_header(name));
+  if (observed.empty()) {
+    headers.emplace_back("TTFT p99");
+    headers.emplace_back("TPOT p99");
   }
   Table table(headers);
   std::string title = "kvsim plan: " + std::to_string(deployments.size()) + " deployment" +
@@ -297,8 +352,14 @@ std::string plan_table(const Json& plan) {
     row.push_back(feasible ? fixed(d["cost_per_hour"], 2) : "-");
     row.push_back(feasible ? fixed(d["throughput_per_gpu"], 1) : "-");
     row.push_back(feasible ? fixed(d["per_user_tokens_per_s"], 1) : "-");
-    row.push_back(seconds_at(d["metrics"], "ttft_s", "p99"));
-    row.push_back(seconds_at(d["metrics"], "tpot_s", "p99"));
+    for (const auto& name : observed) {
+      const Json& o = d["observed"];
+      row.push_back(o.is_object() && o.contains(name) ? human_seconds(o[name].get<double>()) : "-");
+    }
+    if (observed.empty()) {
+      row.push_back(seconds_at(d["metrics"], "ttft_s", "p99"));
+      row.push_back(seconds_at(d["metrics"], "tpot_s", "p99"));
+    }
     table.add_row(std::move(row));
   }
   std::string out = table.render();
@@ -383,7 +444,9 @@ std::string plan_csv(const Json& plan) {
     return v.dump();
   };
   auto latency = [&](const Json& d, const char* name) {
-    return d["metrics"].is_null() ? std::string() : text(d["metrics"][name]["p99"]);
+    const Json& m = d["metrics"];
+    if (!m.is_object() || !m.contains(name) || !m[name].is_object()) return std::string();
+    return text(m[name].value("p99", Json()));
   };
   std::string out = csv_line(headers);
   for (std::size_t i = 0; i < deployments.size(); ++i) {

@@ -15,8 +15,10 @@
 //             fail_rate_rps, replicas, gpus_per_replica, gpu_price_per_hour, replicas_needed,
 //             gpus, cost_per_hour, capacity_rps, requests_per_gpu, throughput_per_gpu (output
 //             tokens/s per GPU), per_user_tokens_per_s (1 / mean TPOT), attainment,
+//             observed {ttft_p99: s, ...} (the constrained latencies at max_rate_rps),
 //             metrics (the simulate report's summary at max_rate_rps, or null), memory,
-//             above {rate_rps, attainment, metrics} (the lowest failing probe, or null),
+//             above {rate_rps, limiting, attainment, observed, saturation} (the lowest failing
+//             probe, or null),
 //             arrival_span_s ((num_requests − 1) / max_rate_rps), steady_state_ratio
 //             (arrival_span_s / mean E2E at the max rate: below 10 the table warns that the
 //             workload may be too short to show sustained overload),
