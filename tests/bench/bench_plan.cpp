@@ -1,11 +1,15 @@
-// Benchmarks of the planner: the sweep runner's own overhead per job (threads, resume file).
+// Benchmarks of the planner: the shipped 54-deployment sweep end to end (`kvsim plan` on 1 and 2
+// threads), and the sweep runner's own overhead per job (threads, resume file).
 #include <benchmark/benchmark.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <iterator>
 #include <string>
 #include <vector>
 
+#include "cli/app.h"
 #include "plan/sweep_runner.h"
 
 namespace {
@@ -44,3 +48,28 @@ BENCHMARK(BM_SweepRunnerOverhead)
     ->Args({1, 1})
     ->Args({2, 1})
     ->Unit(benchmark::kMillisecond);
+
+// configs/scenarios/sweep-llama-3-70b-full.yaml: Llama-3-70B on 3 GPUs × TP 2/4/8 × KV auto/fp8
+// × block 8/16/32 = 54 deployments, each a load search of full simulations of 3,000 requests.
+// Arg: worker threads. stdout (the plan's JSON) goes to /dev/null while it runs.
+static void BM_PlanSweep54(benchmark::State& state) {
+  const std::string config =
+      std::string(KVSIM_SOURCE_DIR) + "/configs/scenarios/sweep-llama-3-70b-full.yaml";
+  const std::string jobs = std::to_string(state.range(0));
+  const char* argv[] = {"kvsim",      "plan",     "--config", config.c_str(), "--jobs",
+                        jobs.c_str(), "--format", "json",     "--no-progress"};
+  std::fflush(stdout);
+  const int saved = ::dup(STDOUT_FILENO);
+  const int devnull = ::open("/dev/null", O_WRONLY);
+  for (auto _ : state) {
+    ::dup2(devnull, STDOUT_FILENO);
+    const int rc = kvsim::cli::run_cli(static_cast<int>(std::size(argv)), argv);
+    std::fflush(stdout);
+    ::dup2(saved, STDOUT_FILENO);
+    if (rc != 0) state.SkipWithError("kvsim plan failed");
+  }
+  ::close(devnull);
+  ::close(saved);
+  state.counters["deployments"] = 54;
+}
+BENCHMARK(BM_PlanSweep54)->Arg(1)->Arg(2)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
