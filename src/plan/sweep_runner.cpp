@@ -213,7 +213,8 @@ ProgressBar::ProgressBar(std::string label, std::int64_t total, std::int64_t alr
   state_->total = total;
   state_->done = state_->done_before = already_done;
   state_->enabled = enabled;
-  state_->start = state_->last_draw = std::chrono::steady_clock::now();
+  state_->start = std::chrono::steady_clock::now();
+  state_->last_draw = state_->start - std::chrono::seconds(1);  // the first draw is immediate
   if (enabled) {
     std::lock_guard<std::mutex> lock(state_->mu);
     state_->draw(false);
