@@ -414,7 +414,9 @@ void register_plan(CLI::App& app) {
                 "Sweep YAML (configs/scenarios/): a scenario whose fields may be lists, plus a "
                 "plan: section (SLOs, target rate, prices, search)");
   for (ListFlag& l : f->lists) {
-    c->add_option(l.flag, l.value, std::string(l.help) + " (comma-separated list: a grid axis)")
+    const std::string names =
+        std::string(l.flag) + (std::string(l.flag) == "--tensor-parallel-size" ? ",--tp" : "");
+    c->add_option(names, l.value, std::string(l.help) + " (comma-separated list: a grid axis)")
         ->type_name("LIST");
   }
   c->add_flag("--enable-prefix-caching", f->enable_prefix_caching,
