@@ -1,14 +1,463 @@
+// kvsim plan: capacity planning over a grid of deployments. For each deployment (a point of the
+// sweep grid: --config sweep.yaml and/or comma-separated flag lists), the highest arrival rate
+// that meets the SLOs with a stable queue (each probe a full simulation), then sizing for a
+// target rate, rankings by cost and throughput per GPU, and the Pareto front.
+//
+// Runs on all cores (--jobs), resumes from --resume FILE, and shards over MPI ranks when launched
+// by mpirun (rank 0 writes the output; identical bytes to a single-process run).
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <memory>
+
 #include "cli/commands.h"
+#include "cli/deployment_flags.h"
+#include "cli/serving_flags.h"
+#include "cli/workload_flags.h"
 #include "common/error.h"
+#include "common/format.h"
+#include "common/strings.h"
+#include "config/scenario_grid.h"
+#include "plan/cluster.h"
+#include "plan/load_search.h"
+#include "plan/planner.h"
+#include "plan/slo.h"
+#include "plan/sweep_runner.h"
+#include "report/diff.h"
+#include "report/plan_report.h"
+#include "report/sim_report.h"
+#include "report/spec_json.h"
+#include "report/trace_report.h"
 
 namespace kvsim::cli {
+namespace {
+
+// A deployment flag that takes a comma-separated list; each value becomes one grid axis value of
+// the scenario field at `path`.
+struct ListFlag {
+  const char* flag;
+  const char* path;
+  const char* help;
+  std::string value;  // as given; empty = not given
+};
+
+std::vector<ListFlag> list_flags() {
+  return {
+      {"--model", "model", "Model(s): shipped names, model YAMLs or HF config.json files", ""},
+      {"--gpu", "gpu", "GPU(s): shipped names or hardware YAMLs", ""},
+      {"--tensor-parallel-size", "tensor_parallel_size", "GPUs per replica", ""},
+      {"--replicas", "serving.replicas", "Replicas behind the router", ""},
+      {"--gpu-memory-utilization", "gpu_memory_utilization", "Fraction of GPU memory used", ""},
+      {"--block-size", "block_size", "Tokens per KV block", ""},
+      {"--max-model-len", "max_model_len", "Longest sequence served (tokens)", ""},
+      {"--kv-cache-dtype", "kv_cache_dtype", "KV precision: auto|fp16|bf16|fp8|int8|int4", ""},
+      {"--kv-scale-group-size", "kv_scale_group_size", "Quantised KV: elements per scale", ""},
+      {"--max-num-seqs", "serving.max_num_seqs", "Most sequences running per replica", ""},
+      {"--max-num-batched-tokens", "serving.max_num_batched_tokens", "Token budget per step", ""},
+      {"--long-prefill-token-threshold", "serving.long_prefill_token_threshold",
+       "chunked-prefill: largest prefill chunk", ""},
+      {"--scheduler", "serving.scheduler", "vllm|chunked-prefill|static", ""},
+      {"--allocator", "serving.allocator", "paged|contiguous-max|contiguous-pow2|contiguous-oracle",
+       ""},
+      {"--placement", "serving.placement", "contiguous placement: buddy|first-fit|best-fit", ""},
+      {"--watermark", "serving.watermark", "paged: fraction of blocks kept free", ""},
+      {"--preemption", "serving.preemption", "recompute|swap", ""},
+      {"--swap-space", "serving.swap_space_gib", "CPU swap space per GPU, GiB", ""},
+      {"--router", "serving.router", "round-robin|least-outstanding|least-kv|prefix-aware", ""},
+      {"--time-limit", "serving.time_limit_s", "Stop each simulation at this time (s)", ""},
+      {"--cost-model", "cost_model", "roofline or linear:BASE_US:PREFILL_US:DECODE_US[:CTX_US]",
+       ""},
+      {"--seed", "seed", "Seed of synthetic workloads", ""},
+  };
+}
+
+struct PlanFlags {
+  std::string config;
+  std::vector<ListFlag> lists = list_flags();
+  bool enable_prefix_caching = false;
+  WorkloadFlags workload;
+  std::string slo_ttft, slo_tpot, slo_e2e, slo_percentile, slo_attainment;
+  std::string target_rate;
+  std::vector<std::string> gpu_prices;  // GPU=USD
+  std::string search_start, search_growth, search_tolerance, search_min, search_max,
+      search_max_probes;
+  int jobs = 0;
+  std::string resume;
+  bool no_progress = false;
+  report::OutputOptions output;
+  CLI::App* command = nullptr;
+};
+
+double number_flag(const std::string& flag, const std::string& text, double min, double max,
+                   const std::string& expected) {
+  const auto v = parse_double(trim(text));
+  if (!v || *v < min || *v > max) {
+    throw Error({"", 0, 0, flag}, "expected " + expected + ", got '" + text + "'");
+  }
+  return *v;
+}
+
+plan::SloSpec slo_for(const config::Scenario& s, const config::PlanSection& section,
+                      const PlanFlags& f) {
+  plan::SloSpec slo;
+  slo.ttft = {ns_to_seconds(s.sim.slo.ttft_ns), s.sim.slo.percentile};
+  slo.tpot = {ns_to_seconds(s.sim.slo.tpot_ns), s.sim.slo.percentile};
+  slo.e2e = {ns_to_seconds(s.sim.slo.e2e_ns), s.sim.slo.percentile};
+  if (section.slo) {
+    const config::PlanSloSection& p = *section.slo;
+    if (p.percentile)
+      slo.ttft.percentile = slo.tpot.percentile = slo.e2e.percentile = *p.percentile;
+    if (p.ttft_ms) slo.ttft.target_s = *p.ttft_ms / 1e3;
+    if (p.tpot_ms) slo.tpot.target_s = *p.tpot_ms / 1e3;
+    if (p.e2e_ms) slo.e2e.target_s = *p.e2e_ms / 1e3;
+    if (p.ttft_percentile) slo.ttft.percentile = *p.ttft_percentile;
+    if (p.tpot_percentile) slo.tpot.percentile = *p.tpot_percentile;
+    if (p.e2e_percentile) slo.e2e.percentile = *p.e2e_percentile;
+    if (p.attainment) slo.attainment = *p.attainment;
+  }
+  const double kMaxMs = 1e12;
+  if (!f.slo_ttft.empty())
+    slo.ttft.target_s = number_flag("--slo-ttft", f.slo_ttft, 0, kMaxMs, "milliseconds") / 1e3;
+  if (!f.slo_tpot.empty())
+    slo.tpot.target_s = number_flag("--slo-tpot", f.slo_tpot, 0, kMaxMs, "milliseconds") / 1e3;
+  if (!f.slo_e2e.empty())
+    slo.e2e.target_s = number_flag("--slo-e2e", f.slo_e2e, 0, kMaxMs, "milliseconds") / 1e3;
+  if (!f.slo_percentile.empty()) {
+    const double p =
+        number_flag("--slo-percentile", f.slo_percentile, 1e-9, 100, "a percentile in (0, 100]");
+    slo.ttft.percentile = slo.tpot.percentile = slo.e2e.percentile = p;
+  }
+  if (!f.slo_attainment.empty()) {
+    slo.attainment =
+        number_flag("--slo-attainment", f.slo_attainment, 0, 1, "a fraction in [0, 1]");
+  }
+  plan::validate_slo(slo);
+  return slo;
+}
+
+plan::SearchOptions search_for(const config::PlanSection& section, const PlanFlags& f) {
+  plan::SearchOptions o;
+  o.start_rate_rps = 0;  // each workload's own rate
+  const config::PlanSearchSection& s = section.search;
+  if (s.start_rate) o.start_rate_rps = *s.start_rate;
+  if (s.growth) o.growth = *s.growth;
+  if (s.tolerance) o.rel_tolerance = *s.tolerance;
+  if (s.min_rate) o.min_rate_rps = *s.min_rate;
+  if (s.max_rate) o.max_rate_rps = *s.max_rate;
+  if (s.max_probes) o.max_probes = static_cast<int>(*s.max_probes);
+  const double kBig = 1e12;
+  if (!f.search_start.empty())
+    o.start_rate_rps = number_flag("--search-start-rate", f.search_start, 1e-12, kBig,
+                                   "a positive number of requests/s");
+  if (!f.search_growth.empty())
+    o.growth = number_flag("--search-growth", f.search_growth, 1, kBig, "a factor above 1");
+  if (!f.search_tolerance.empty())
+    o.rel_tolerance =
+        number_flag("--search-tolerance", f.search_tolerance, 0, 1, "a fraction in (0, 1)");
+  if (!f.search_min.empty())
+    o.min_rate_rps = number_flag("--search-min-rate", f.search_min, 1e-12, kBig,
+                                 "a positive number of requests/s");
+  if (!f.search_max.empty())
+    o.max_rate_rps = number_flag("--search-max-rate", f.search_max, 1e-12, kBig,
+                                 "a positive number of requests/s");
+  if (!f.search_max_probes.empty()) {
+    const auto n = parse_int(trim(f.search_max_probes));
+    if (!n || *n < 2 || *n > 10000) {
+      throw Error({"", 0, 0, "--search-max-probes"},
+                  "expected an integer in [2, 10000], got '" + f.search_max_probes + "'");
+    }
+    o.max_probes = static_cast<int>(*n);
+  }
+  plan::SearchOptions check = o;
+  if (!(check.start_rate_rps > 0)) check.start_rate_rps = check.min_rate_rps;
+  plan::validate_search_options(check);
+  return o;
+}
+
+std::vector<std::pair<std::string, double>> price_overrides(const config::PlanSection& section,
+                                                            const PlanFlags& f) {
+  std::vector<std::pair<std::string, double>> prices = section.gpu_price_per_hour;
+  for (const std::string& spec : f.gpu_prices) {
+    const std::size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw Error({"", 0, 0, "--gpu-price"}, "expected GPU=USD_PER_HOUR, got '" + spec + "'");
+    }
+    const double usd =
+        number_flag("--gpu-price", spec.substr(eq + 1), 0, 1e6, "a price in USD per GPU-hour");
+    const std::string gpu = spec.substr(0, eq);
+    std::erase_if(prices, [&](const auto& p) { return p.first == gpu; });
+    prices.emplace_back(gpu, usd);
+  }
+  return prices;
+}
+
+// Everything one grid point needs, resolved before any simulation.
+struct PreparedPoint {
+  PreparedRun run;
+  plan::SloSpec slo;
+  report::PlanPoint report;
+  std::string key;
+};
+
+report::Json inputs_json(const PreparedRun& run) {
+  const Deployment& d = run.deployment;
+  const config::Scenario& s = run.scenario;
+  report::Json in;
+  in["model"] = report::model_json(d.model);
+  in["hardware"] = report::hardware_json(*d.hardware);
+  report::ServingMemoryInputs mem;
+  mem.tensor_parallel_size = d.tensor_parallel_size;
+  mem.gpu_memory_utilization = d.gpu_memory_utilization;
+  mem.block_size = d.block_size;
+  mem.max_model_len = d.max_model_len;
+  mem.kv_cache_dtype = d.kv_cache_dtype;
+  mem.kv_format = d.kv_format;
+  report::Json serving = report::serving_json(mem);
+  serving["allocator"] = std::string(memory::allocator_kind_name(s.allocator));
+  serving["placement"] = std::string(memory::placement_name(s.placement));
+  serving["watermark"] = s.watermark;
+  report::add_sim_serving_json(serving, s.sim);
+  if (s.cost.kind == cost::CostModelKind::kLinear) {
+    const cost::LinearCostParams& p = s.cost.linear;
+    serving["cost_model"] = report::Json{{"kind", "linear"},
+                                         {"base_ns", p.base_ns},
+                                         {"prefill_ns_per_token", p.per_prefill_token_ns},
+                                         {"decode_ns_per_seq", p.per_decode_seq_ns},
+                                         {"context_ns_per_token", p.per_context_token_ns},
+                                         {"swap_bytes_per_s", p.swap_bytes_per_s}};
+  } else {
+    serving["cost_model"] = report::Json{{"kind", "roofline"}};
+  }
+  in["serving"] = std::move(serving);
+  in["workload"] = report::workload_json(run.workload->resolved());
+  in["seed"] = s.seed;
+  return in;
+}
+
+std::string point_label(const PreparedRun& run) {
+  const Deployment& d = run.deployment;
+  std::string label =
+      d.model.name + " on " + std::to_string(d.tensor_parallel_size) + " × " + d.hardware->name;
+  if (run.scenario.sim.num_replicas > 1) {
+    label += " × " + std::to_string(run.scenario.sim.num_replicas) + " replicas";
+  }
+  return label;
+}
+
+PreparedPoint prepare_point(const config::ScenarioGridPoint& point,
+                            const config::PlanSection& section, const PlanFlags& f,
+                            const plan::SearchOptions& search,
+                            const std::vector<std::pair<std::string, double>>& prices) {
+  PreparedPoint p;
+  PreparedRun& run = p.run;
+  config::Scenario& s = run.scenario;
+  s = point.scenario;
+  if (f.enable_prefix_caching) s.sim.enable_prefix_caching = true;
+  DeploymentFlags d;
+  d.model = s.deployment.model;
+  d.gpu = s.deployment.gpu;
+  d.tensor_parallel_size = s.deployment.tensor_parallel_size;
+  d.gpu_memory_utilization = s.deployment.gpu_memory_utilization;
+  d.block_size = s.deployment.block_size;
+  d.max_model_len = s.deployment.max_model_len;
+  d.kv_cache_dtype = s.deployment.kv_cache_dtype;
+  d.kv_scale_group_size = s.deployment.kv_scale_group_size;
+  run.deployment = resolve_deployment(d, GpuRequirement::kRequired);
+  s.deployment.tensor_parallel_size = run.deployment.tensor_parallel_size;
+  s.deployment.max_model_len = run.deployment.max_model_len;
+  s.sim.block_size = run.deployment.block_size;
+  s.sim.scheduler.max_model_len = run.deployment.max_model_len;
+  sim::validate_options(s.sim);
+
+  trace::WorkloadOptions w = workload_options_from_flags(f.workload, s.workload, s.has_workload);
+  w.synthetic.seed = s.seed;
+  if (f.workload.truncate_prompts) w.transforms.max_model_len = run.deployment.max_model_len;
+  s.workload = w;
+  s.has_workload = true;
+  run.workload = std::make_shared<const trace::Workload>(w);
+
+  p.slo = slo_for(s, section, f);
+  s.sim.slo = plan::sim_slo(p.slo);
+
+  report::PlanPoint& rp = p.report;
+  rp.axes = point.axes;
+  rp.label = point_label(run);
+  rp.inputs = inputs_json(run);
+  rp.slo = p.slo;
+  rp.replicas = s.sim.num_replicas;
+  rp.gpus_per_replica = run.deployment.tensor_parallel_size;
+  rp.gpu_price_per_hour = run.deployment.hardware->price_per_hour;
+  for (const auto& [gpu, usd] : prices) {
+    if (gpu == s.deployment.gpu || gpu == run.deployment.hardware->name)
+      rp.gpu_price_per_hour = usd;
+  }
+
+  // The resume key: everything a deployment's record depends on (not the target or prices).
+  report::Json key = rp.inputs;
+  key["kvsim_version"] = KVSIM_VERSION;
+  key["slo"] = report::Json{{"ttft", {p.slo.ttft.target_s, p.slo.ttft.percentile}},
+                            {"tpot", {p.slo.tpot.target_s, p.slo.tpot.percentile}},
+                            {"e2e", {p.slo.e2e.target_s, p.slo.e2e.percentile}},
+                            {"attainment", p.slo.attainment}};
+  key["search"] = {search.start_rate_rps, search.growth,       search.rel_tolerance,
+                   search.min_rate_rps,   search.max_rate_rps, search.max_probes};
+  p.key = plan::job_key(key.dump());
+  return p;
+}
+
+std::string compact(const report::Json& j) {
+  return j.dump(-1, ' ', false, report::Json::error_handler_t::replace);
+}
+
+void run_plan(PlanFlags& f) {
+  if (!f.output.format.empty()) report::parse_format(f.output.format);
+  if (f.jobs < 0) throw Error({"", 0, 0, "--jobs"}, "expected 0 (all cores) or more");
+  plan::MpiSession mpi;
+  const plan::Cluster& world = mpi.world();
+
+  std::vector<config::GridOverride> overrides;
+  for (const ListFlag& l : f.lists) {
+    if (l.value.empty()) continue;
+    config::GridOverride o;
+    o.flag = l.flag;
+    o.path = l.path;
+    for (const auto part : split(l.value, ',')) {
+      const std::string v(trim(part));
+      if (v.empty()) {
+        throw Error({"", 0, 0, l.flag},
+                    "expected a comma-separated list without empty items, got '" + l.value + "'");
+      }
+      o.values.push_back(v);
+    }
+    overrides.push_back(std::move(o));
+  }
+  const config::ScenarioGrid grid = config::load_scenario_grid(f.config, overrides);
+  const plan::SearchOptions search = search_for(grid.plan, f);
+  const auto prices = price_overrides(grid.plan, f);
+  std::optional<double> target = grid.plan.target_rate;
+  if (!f.target_rate.empty()) {
+    target =
+        number_flag("--target-rate", f.target_rate, 1e-12, 1e12, "a positive number of requests/s");
+  }
+
+  std::vector<PreparedPoint> points;
+  points.reserve(grid.points.size());
+  for (const auto& gp : grid.points)
+    points.push_back(prepare_point(gp, grid.plan, f, search, prices));
+
+  std::vector<std::string> keys;
+  for (const auto& p : points) keys.push_back(p.key);
+  plan::RunnerOptions runner;
+  runner.num_threads = f.jobs;
+  runner.results_path = f.resume;
+  runner.progress = !f.no_progress && ::isatty(STDERR_FILENO);
+  runner.progress_label = "plan";
+  runner.cluster = &world;
+  const auto start = std::chrono::steady_clock::now();
+  plan::SweepStats stats;
+  const std::vector<std::string> results = plan::run_sweep(
+      keys,
+      [&](std::size_t i) {
+        const PreparedPoint& p = points[i];
+        std::shared_ptr<const sim::BuiltDeployment> built;
+        try {
+          built = std::make_shared<const sim::BuiltDeployment>(
+              sim::build_deployment(deployment_inputs(p.run, p.run.scenario), p.run.scenario.sim));
+        } catch (const Error& e) {
+          return compact(report::deployment_error_record(e.message()));
+        }
+        plan::PlanTarget target_i{built, p.run.scenario.sim, p.run.scenario.workload};
+        const plan::DeploymentPlan dp = plan::plan_deployment(target_i, {p.slo, search});
+        return compact(report::deployment_record(dp, p.slo));
+      },
+      runner, &stats);
+  if (world.rank() != 0) return;
+
+  std::vector<report::Json> records;
+  std::vector<report::PlanPoint> report_points;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    records.push_back(
+        report::parse_json_text(results[i], "result of deployment " + std::to_string(i)));
+    report_points.push_back(points[i].report);
+  }
+  report::PlanReportSettings settings;
+  settings.source = f.config;
+  settings.target_rate_rps = target;
+  settings.search = search;
+  settings.gpu_price_overrides = prices;
+  const report::Json doc = report::plan_json(settings, report_points, records);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cerr << "kvsim plan: " << stats.num_jobs << " deployments (" << stats.num_resumed
+            << " resumed), " << stats.num_threads << " thread"
+            << (stats.num_threads == 1 ? "" : "s") << " × " << stats.num_ranks << " rank"
+            << (stats.num_ranks == 1 ? "" : "s") << ", " << fixed(seconds, 1) << " s\n";
+  report::emit(f.output,
+               {[&] { return report::dump(doc); }, [&] { return report::plan_table(doc); },
+                [&] { return report::plan_csv(doc); }},
+               "plan");
+}
+
+}  // namespace
 
 void register_plan(CLI::App& app) {
-  auto* command = app.add_subcommand("plan", "Capacity planning: best deployments and max load under SLOs");
-  command->allow_extras();
-  command->callback([] {
-    throw Error("'kvsim plan' is not implemented yet (issue #7)");
-  });
+  auto f = std::make_shared<PlanFlags>();
+  auto* c = app.add_subcommand(
+      "plan",
+      "Capacity planning: the max sustainable load of each deployment of a grid under SLOs, "
+      "replicas/GPUs/cost for a target rate, rankings and the Pareto front");
+  f->command = c;
+  c->add_option("--config", f->config,
+                "Sweep YAML (configs/scenarios/): a scenario whose fields may be lists, plus a "
+                "plan: section (SLOs, target rate, prices, search)");
+  for (ListFlag& l : f->lists) {
+    const std::string names =
+        std::string(l.flag) + (std::string(l.flag) == "--tensor-parallel-size" ? ",--tp" : "");
+    c->add_option(names, l.value, std::string(l.help) + " (comma-separated list: a grid axis)")
+        ->type_name("LIST");
+  }
+  c->add_flag("--enable-prefix-caching", f->enable_prefix_caching,
+              "Prefix caching on every deployment");
+  add_workload_flags(c, f->workload, WorkloadFlagScope::kServing);
+  c->add_option("--slo-ttft", f->slo_ttft, "TTFT SLO, ms (at --slo-percentile)")->type_name("MS");
+  c->add_option("--slo-tpot", f->slo_tpot, "TPOT SLO, ms")->type_name("MS");
+  c->add_option("--slo-e2e", f->slo_e2e, "End-to-end latency SLO, ms")->type_name("MS");
+  c->add_option("--slo-percentile", f->slo_percentile, "Percentile every SLO applies to (99)")
+      ->type_name("P");
+  c->add_option("--slo-attainment", f->slo_attainment,
+                "Required fraction of requests within every target (0 = none)")
+      ->type_name("F");
+  c->add_option("--target-rate", f->target_rate,
+                "Size each deployment for this many requests/s (replicas, GPUs, cost)")
+      ->type_name("RPS");
+  c->add_option("--gpu-price", f->gpu_prices,
+                "Override a GPU's price, USD per GPU-hour: GPU=USD (repeatable)")
+      ->type_name("GPU=USD")
+      ->expected(1)
+      ->allow_extra_args(false);
+  c->add_option("--search-start-rate", f->search_start,
+                "First probe, requests/s (default: the workload's own rate)")
+      ->type_name("RPS");
+  c->add_option("--search-growth", f->search_growth, "Bracketing factor (2)")->type_name("X");
+  c->add_option("--search-tolerance", f->search_tolerance,
+                "Stop bisecting at this relative gap between holding and failing rates (0.02)")
+      ->type_name("F");
+  c->add_option("--search-min-rate", f->search_min, "Lowest rate probed (0.001)")->type_name("RPS");
+  c->add_option("--search-max-rate", f->search_max, "Highest rate probed (100000)")
+      ->type_name("RPS");
+  c->add_option("--search-max-probes", f->search_max_probes, "Most simulations per deployment (60)")
+      ->type_name("N");
+  c->add_option("--jobs,-j", f->jobs, "Worker threads per process (0 = all cores)")->type_name("N");
+  c->add_option("--resume", f->resume,
+                "Results file (JSON lines): finished deployments are appended as they end and "
+                "skipped when the same plan runs again")
+      ->type_name("FILE");
+  c->add_flag("--no-progress", f->no_progress, "No progress bar on stderr");
+  add_output_flags(c, f->output);
+  c->callback([f] { run_plan(*f); });
 }
 
 }  // namespace kvsim::cli

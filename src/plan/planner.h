@@ -1,0 +1,77 @@
+#pragma once
+// The planner's evaluator: each probe of the load search is a full simulation of the deployment
+// with the workload's arrivals scaled to the probed rate, judged against the SLOs.
+//
+// Rate: a workload's own mean arrival rate is (n − 1) / (last arrival − first arrival) over its n
+// requests (its "base rate"). Probing rate R runs the same requests with every gap divided by
+// R / base (trace::TransformOptions::rate_scale), so probes differ only in load: lengths, order and
+// relative timing are common to all of them (common random numbers), which keeps the verdict
+// close to monotone in R.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plan/load_search.h"
+#include "plan/slo.h"
+#include "sim/deployment.h"
+#include "sim/options.h"
+#include "sim/simulator.h"
+#include "trace/workload.h"
+
+namespace kvsim::plan {
+
+// One deployment, ready to simulate at any rate.
+struct PlanTarget {
+  std::shared_ptr<const sim::BuiltDeployment> deployment;
+  sim::SimOptions options;          // replicas, scheduler, ... (slo is set from the SloSpec)
+  trace::WorkloadOptions workload;  // at its own rate (the base of the scaling)
+};
+
+struct PlanSettings {
+  SloSpec slo;
+  SearchOptions search;  // start_rate_rps <= 0 here: start at the workload's base rate
+};
+
+// One simulation at one rate.
+struct Probe {
+  double rate_rps = 0.0;
+  double rate_scale = 1.0;  // applied on top of the workload's own rate_scale
+  Verdict verdict;
+  double attainment = 0.0;  // fraction of requests within every per-request target
+  sim::SimResult result;
+};
+
+struct DeploymentPlan {
+  double base_rate_rps = 0.0;
+  std::int64_t num_requests = 0;  // in the workload (every probe runs all of them)
+  SearchResult search;
+  std::optional<Probe> at_max;  // the probe at search.max_rate_rps (absent: nothing held)
+  std::optional<Probe> above;   // the lowest failing probe (absent: capped)
+};
+
+struct WorkloadShape {
+  std::int64_t num_requests = 0;
+  double rate_rps = 0.0;  // the base rate (see above)
+};
+// Reads the workload once. Throws kvsim::Error (field "workload") when it has fewer than two
+// requests or all arrive at once: no rate to scale.
+WorkloadShape measure_workload(const trace::WorkloadOptions& workload);
+
+// The SimOptions SLO block matching `slo` (its targets; one percentile for all: the TTFT one,
+// else TPOT's, else E2E's), so the simulator's own goodput agrees with the planner where it can.
+sim::SloOptions sim_slo(const SloSpec& slo);
+
+// Simulates `target` at `rate_rps` and judges it: every active latency target at its percentile
+// over completed requests, attainment over all requests, and stability (the simulator's
+// saturation verdict is "stable" and no request is left unfinished by a time limit).
+Probe run_probe(const PlanTarget& target, const SloSpec& slo, double base_rate_rps,
+                double rate_rps);
+
+// The load search with run_probe as the evaluator. Throws what run_probe throws (bad workload
+// rows) and kvsim::Error for bad search options.
+DeploymentPlan plan_deployment(const PlanTarget& target, const PlanSettings& settings);
+
+}  // namespace kvsim::plan
