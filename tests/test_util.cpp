@@ -16,8 +16,12 @@ extern char** environ;
 
 namespace kvsim::test {
 
-std::string source_dir() { return KVSIM_SOURCE_DIR; }
-std::string shared_data_dir() { return KVSIM_SHARED_DATA_DIR; }
+std::string source_dir() {
+  return KVSIM_SOURCE_DIR;
+}
+std::string shared_data_dir() {
+  return KVSIM_SHARED_DATA_DIR;
+}
 
 std::optional<std::string> shared_data_file(const std::string& relative) {
   const std::string path = shared_data_dir() + "/" + relative;
@@ -61,8 +65,10 @@ RunResult run_kvsim(const std::vector<std::string>& args) {
   const std::string err_path = dir + "/stderr";
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
   std::vector<std::string> argv_storage;
   argv_storage.push_back(KVSIM_BINARY);
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());

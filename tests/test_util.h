@@ -32,10 +32,10 @@ std::string write_temp_file(const std::string& dir, const std::string& name,
 }  // namespace kvsim::test
 
 // Skips the current test with a message when a shared data file is missing.
-#define KVSIM_REQUIRE_SHARED(var, relative)                                              \
-  const auto var##_opt = ::kvsim::test::shared_data_file(relative);                      \
-  if (!var##_opt) {                                                                      \
+#define KVSIM_REQUIRE_SHARED(var, relative)                                                \
+  const auto var##_opt = ::kvsim::test::shared_data_file(relative);                        \
+  if (!var##_opt) {                                                                        \
     WARN("skipped: shared data file " << (relative) << " is absent (see ../shared/data)"); \
-    return;                                                                              \
-  }                                                                                      \
+    return;                                                                                \
+  }                                                                                        \
   const std::string var = *var##_opt

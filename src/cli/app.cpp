@@ -13,8 +13,12 @@ int g_exit_code = 0;
 
 }  // namespace
 
-void set_exit_code(int code) { g_exit_code = code; }
-int exit_code() { return g_exit_code; }
+void set_exit_code(int code) {
+  g_exit_code = code;
+}
+int exit_code() {
+  return g_exit_code;
+}
 
 void add_output_flags(CLI::App* command, report::OutputOptions& options) {
   command->add_option("--format", options.format,

@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define KVSIM_ASSERT(cond, msg)                                                         \
-  do {                                                                                  \
-    if (!(cond)) {                                                                      \
-      std::fprintf(stderr, "kvsim: internal error: %s:%d: assertion '%s' failed: %s\n", \
-                   __FILE__, __LINE__, #cond, msg);                                     \
-      std::abort();                                                                     \
-    }                                                                                   \
+#define KVSIM_ASSERT(cond, msg)                                                                   \
+  do {                                                                                            \
+    if (!(cond)) {                                                                                \
+      std::fprintf(stderr, "kvsim: internal error: %s:%d: assertion '%s' failed: %s\n", __FILE__, \
+                   __LINE__, #cond, msg);                                                         \
+      std::abort();                                                                               \
+    }                                                                                             \
   } while (0)

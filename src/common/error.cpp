@@ -17,8 +17,7 @@ std::string format_error(const ErrorLocation& location, const std::string& messa
   return out;
 }
 
-Error::Error(std::string message)
-    : std::runtime_error(message), message_(std::move(message)) {}
+Error::Error(std::string message) : std::runtime_error(message), message_(std::move(message)) {}
 
 Error::Error(ErrorLocation location, std::string message)
     : std::runtime_error(format_error(location, message)),

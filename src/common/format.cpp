@@ -55,7 +55,9 @@ std::string human_bytes_binary(Bytes bytes) {
   return scaled(static_cast<double>(bytes), 1024.0, kUnits, 6);
 }
 
-std::string percent(double fraction, int decimals) { return fixed(fraction * 100.0, decimals) + "%"; }
+std::string percent(double fraction, int decimals) {
+  return fixed(fraction * 100.0, decimals) + "%";
+}
 
 std::string human_seconds(double seconds) {
   const double a = std::fabs(seconds);

@@ -9,7 +9,9 @@ namespace {
 
 __extension__ typedef unsigned __int128 u128;
 
-std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+std::uint64_t rotl(std::uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
 
 std::uint64_t splitmix_next(std::uint64_t& state) {
   state += 0x9e3779b97f4a7c15ULL;
@@ -50,9 +52,13 @@ std::uint64_t Rng::next_u64() {
   return result;
 }
 
-double Rng::uniform01() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+double Rng::uniform01() {
+  return static_cast<double>(next_u64() >> 11) * 0x1.0p-53;
+}
 
-double Rng::uniform_open0() { return (static_cast<double>(next_u64() >> 11) + 1.0) * 0x1.0p-53; }
+double Rng::uniform_open0() {
+  return (static_cast<double>(next_u64() >> 11) + 1.0) * 0x1.0p-53;
+}
 
 std::int64_t Rng::uniform_int(std::int64_t lo, std::int64_t hi) {
   KVSIM_ASSERT(lo <= hi, "uniform_int: empty range");
@@ -116,6 +122,8 @@ double Rng::gamma(double shape, double scale) {
   }
 }
 
-double Rng::lognormal(double mu, double sigma) { return std::exp(mu + sigma * normal()); }
+double Rng::lognormal(double mu, double sigma) {
+  return std::exp(mu + sigma * normal());
+}
 
 }  // namespace kvsim

@@ -22,7 +22,11 @@ inline constexpr Bytes kGiB = 1024 * kMiB;
 inline constexpr Bytes kGB = 1'000'000'000;
 
 // Seconds → nanoseconds, rounded to nearest. Callers validate the range (|s| < ~292 years).
-inline TimeNs seconds_to_ns(double seconds) { return std::llround(seconds * 1e9); }
-inline double ns_to_seconds(TimeNs ns) { return static_cast<double>(ns) / 1e9; }
+inline TimeNs seconds_to_ns(double seconds) {
+  return std::llround(seconds * 1e9);
+}
+inline double ns_to_seconds(TimeNs ns) {
+  return static_cast<double>(ns) / 1e9;
+}
 
 }  // namespace kvsim

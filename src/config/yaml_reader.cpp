@@ -85,7 +85,9 @@ YAML::Node MapReader::value_or_throw(const std::string& key) {
   return v;
 }
 
-std::string MapReader::describe(const YAML::Node& node) const { return describe_node(node); }
+std::string MapReader::describe(const YAML::Node& node) const {
+  return describe_node(node);
+}
 
 std::int64_t MapReader::get_int(const std::string& key, std::int64_t min, std::int64_t max) {
   const YAML::Node v = value_or_throw(key);
@@ -100,7 +102,8 @@ std::int64_t MapReader::get_int(const std::string& key, std::int64_t min, std::i
     value = parse_int(cleaned);
     if (!value) {
       const auto d = parse_double(cleaned);
-      if (d && std::floor(*d) == *d && std::fabs(*d) < 9.2e18) value = static_cast<std::int64_t>(*d);
+      if (d && std::floor(*d) == *d && std::fabs(*d) < 9.2e18)
+        value = static_cast<std::int64_t>(*d);
     }
   }
   std::string expected = "an integer";
@@ -113,7 +116,8 @@ std::int64_t MapReader::get_int(const std::string& key, std::int64_t min, std::i
     expected = "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
   }
   if (!value || *value < min || *value > max) {
-    throw Error(node_location(v, file_, field(key)), "expected " + expected + ", got " + describe(v));
+    throw Error(node_location(v, file_, field(key)),
+                "expected " + expected + ", got " + describe(v));
   }
   return *value;
 }
@@ -144,7 +148,8 @@ double MapReader::get_double(const std::string& key, double min, double max) {
     } else if (std::isfinite(max)) {
       expected += " <= " + fixed_or_int(max);
     }
-    throw Error(node_location(v, file_, field(key)), "expected " + expected + ", got " + describe(v));
+    throw Error(node_location(v, file_, field(key)),
+                "expected " + expected + ", got " + describe(v));
   }
   return *value;
 }
@@ -213,7 +218,9 @@ std::optional<MapReader> MapReader::optional_map(const std::string& key) {
   return get_map(key);
 }
 
-YAML::Node MapReader::get_node(const std::string& key) { return value_or_throw(key); }
+YAML::Node MapReader::get_node(const std::string& key) {
+  return value_or_throw(key);
+}
 
 std::optional<YAML::Node> MapReader::optional_node(const std::string& key) {
   read_.insert(key);
@@ -221,7 +228,9 @@ std::optional<YAML::Node> MapReader::optional_node(const std::string& key) {
   return node_[key];
 }
 
-void MapReader::ignore(const std::string& key) { read_.insert(key); }
+void MapReader::ignore(const std::string& key) {
+  read_.insert(key);
+}
 
 std::vector<std::string> MapReader::keys() const {
   std::vector<std::string> out;

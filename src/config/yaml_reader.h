@@ -39,12 +39,13 @@ class MapReader {
   // Full dotted name of `key` inside this map.
   std::string field(const std::string& key) const;
 
-  std::int64_t get_int(const std::string& key, std::int64_t min = std::numeric_limits<std::int64_t>::min(),
+  std::int64_t get_int(const std::string& key,
+                       std::int64_t min = std::numeric_limits<std::int64_t>::min(),
                        std::int64_t max = std::numeric_limits<std::int64_t>::max());
   std::int64_t get_positive_int(const std::string& key) { return get_int(key, 1); }
-  std::optional<std::int64_t> optional_int(const std::string& key,
-                                           std::int64_t min = std::numeric_limits<std::int64_t>::min(),
-                                           std::int64_t max = std::numeric_limits<std::int64_t>::max());
+  std::optional<std::int64_t> optional_int(
+      const std::string& key, std::int64_t min = std::numeric_limits<std::int64_t>::min(),
+      std::int64_t max = std::numeric_limits<std::int64_t>::max());
   double get_double(const std::string& key, double min = -std::numeric_limits<double>::infinity(),
                     double max = std::numeric_limits<double>::infinity());
   std::optional<double> optional_double(const std::string& key,

@@ -6,24 +6,36 @@ namespace kvsim::model {
 
 int bits_per_element(Dtype dtype) {
   switch (dtype) {
-    case Dtype::kFp32: return 32;
-    case Dtype::kFp16: return 16;
-    case Dtype::kBf16: return 16;
-    case Dtype::kFp8: return 8;
-    case Dtype::kInt8: return 8;
-    case Dtype::kInt4: return 4;
+    case Dtype::kFp32:
+      return 32;
+    case Dtype::kFp16:
+      return 16;
+    case Dtype::kBf16:
+      return 16;
+    case Dtype::kFp8:
+      return 8;
+    case Dtype::kInt8:
+      return 8;
+    case Dtype::kInt4:
+      return 4;
   }
   return 0;
 }
 
 std::string_view dtype_name(Dtype dtype) {
   switch (dtype) {
-    case Dtype::kFp32: return "fp32";
-    case Dtype::kFp16: return "fp16";
-    case Dtype::kBf16: return "bf16";
-    case Dtype::kFp8: return "fp8";
-    case Dtype::kInt8: return "int8";
-    case Dtype::kInt4: return "int4";
+    case Dtype::kFp32:
+      return "fp32";
+    case Dtype::kFp16:
+      return "fp16";
+    case Dtype::kBf16:
+      return "bf16";
+    case Dtype::kFp8:
+      return "fp8";
+    case Dtype::kInt8:
+      return "int8";
+    case Dtype::kInt4:
+      return "int4";
   }
   return "?";
 }
@@ -42,7 +54,9 @@ std::optional<Dtype> parse_dtype(std::string_view name) {
   return std::nullopt;
 }
 
-std::vector<std::string> dtype_names() { return {"fp32", "fp16", "bf16", "fp8", "int8", "int4"}; }
+std::vector<std::string> dtype_names() {
+  return {"fp32", "fp16", "bf16", "fp8", "int8", "int4"};
+}
 
 std::uint64_t bytes_for_elements(std::uint64_t num_elements, Dtype dtype) {
   const std::uint64_t bits = num_elements * static_cast<std::uint64_t>(bits_per_element(dtype));

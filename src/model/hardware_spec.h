@@ -19,8 +19,8 @@ struct HardwareSpec {
   std::string vendor;        // "nvidia", "amd"
   std::string source;        // datasheet URL(s) for the numbers below
 
-  Bytes memory_bytes = 0;          // HBM capacity per GPU
-  double memory_bandwidth = 0;     // bytes/s, HBM peak
+  Bytes memory_bytes = 0;              // HBM capacity per GPU
+  double memory_bandwidth = 0;         // bytes/s, HBM peak
   std::map<Dtype, double> peak_flops;  // dense FLOP/s per dtype (no sparsity)
 
   double interconnect_bandwidth = 0;  // bytes/s per GPU per direction (NVLink / Infinity Fabric)

@@ -38,10 +38,10 @@ struct MlaSpec {
 struct AttentionSpec {
   AttentionKind kind = AttentionKind::kGqa;
   std::int64_t num_q_heads = 0;
-  std::int64_t num_kv_heads = 0;  // MLA: nominal (== num_q_heads); the cache is the latent
-  std::int64_t head_dim = 0;      // per-head dimension of Q and K (and V unless v_head_dim set)
-  std::int64_t v_head_dim = 0;    // 0: same as head_dim
-  MlaSpec mla;                    // kind == kMla only
+  std::int64_t num_kv_heads = 0;    // MLA: nominal (== num_q_heads); the cache is the latent
+  std::int64_t head_dim = 0;        // per-head dimension of Q and K (and V unless v_head_dim set)
+  std::int64_t v_head_dim = 0;      // 0: same as head_dim
+  MlaSpec mla;                      // kind == kMla only
   std::int64_t sliding_window = 0;  // tokens cached by kSlidingWindow layers; 0 = none
   // Hybrid local/global models whose full-attention layers use another geometry (Gemma 3/4):
   // 0 = same as num_kv_heads / head_dim.
@@ -56,7 +56,7 @@ struct MoeSpec {
   std::int64_t expert_intermediate_size = 0;
   std::int64_t num_shared_experts = 0;
   std::int64_t shared_expert_intermediate_size = 0;  // per shared expert; 0 = expert size
-  std::int64_t first_dense_layers = 0;  // leading layers with a dense MLP (DeepSeek)
+  std::int64_t first_dense_layers = 0;               // leading layers with a dense MLP (DeepSeek)
   std::int64_t moe_layer_interval = 1;  // every n-th layer (after the dense ones) is MoE
   // Routed-expert weights stored in another type than ModelSpec::weight_dtype (gpt-oss: MXFP4),
   // with one 8-bit scale per `expert_scale_group_size` elements (0 = no scales).
@@ -93,10 +93,10 @@ struct SsmSpec {
 };
 
 struct ModelSpec {
-  std::string name;    // catalog name, e.g. "llama-3-70b"
+  std::string name;          // catalog name, e.g. "llama-3-70b"
   std::string display_name;  // e.g. "Meta Llama 3 70B"; may be empty
-  std::string family;  // e.g. "llama", "mistral", "deepseek_v2"
-  std::string source;  // where the numbers come from (URL, paper, config.json path)
+  std::string family;        // e.g. "llama", "mistral", "deepseek_v2"
+  std::string source;        // where the numbers come from (URL, paper, config.json path)
 
   std::int64_t num_layers = 0;
   std::int64_t hidden_size = 0;
@@ -117,8 +117,8 @@ struct ModelSpec {
   bool parallel_attention_mlp = false;  // Falcon/GPT-J style (one norm, one all-reduce)
   bool attention_bias = false;
   bool mlp_bias = false;
-  bool learned_positions = false;  // GPT-2/OPT: a (max_context × hidden) position table
-  bool layernorm_bias = false;     // LayerNorm with bias (2 vectors) vs RMSNorm (1)
+  bool learned_positions = false;    // GPT-2/OPT: a (max_context × hidden) position table
+  bool layernorm_bias = false;       // LayerNorm with bias (2 vectors) vs RMSNorm (1)
   std::int64_t norms_per_layer = 2;  // 2 (pre-attention, pre-MLP); Gemma 2/3 have 4; Falcon-7B 1
   bool qk_norm = false;              // per-head RMSNorm on Q and K (Qwen3, Gemma 3)
 

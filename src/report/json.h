@@ -2,10 +2,10 @@
 // JSON building blocks shared by every report writer (report/ and cli/ only). Field order is
 // insertion order (ordered_json), so output is stable byte for byte.
 
-#include <nlohmann/json.hpp>
-
 #include <string>
 #include <string_view>
+
+#include <nlohmann/json.hpp>
 
 namespace kvsim::report {
 

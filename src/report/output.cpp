@@ -19,7 +19,9 @@ Format parse_format(std::string_view name) {
                                           did_you_mean(name, {"table", "json", "csv"}));
 }
 
-Format default_format() { return ::isatty(STDOUT_FILENO) ? Format::kTable : Format::kJson; }
+Format default_format() {
+  return ::isatty(STDOUT_FILENO) ? Format::kTable : Format::kJson;
+}
 
 void emit(const OutputOptions& options, const Renderers& renderers, std::string_view command) {
   const Format format = options.format.empty() ? default_format() : parse_format(options.format);
@@ -31,9 +33,15 @@ void emit(const OutputOptions& options, const Renderers& renderers, std::string_
   if (!options.out_path.empty() || format == Format::kJson) json = renderers.json();
   if (!options.out_path.empty()) write_file_atomically(options.out_path, json);
   switch (format) {
-    case Format::kJson: std::cout << json; break;
-    case Format::kTable: std::cout << renderers.table(); break;
-    case Format::kCsv: std::cout << renderers.csv(); break;
+    case Format::kJson:
+      std::cout << json;
+      break;
+    case Format::kTable:
+      std::cout << renderers.table();
+      break;
+    case Format::kCsv:
+      std::cout << renderers.csv();
+      break;
   }
   std::cout.flush();
 }

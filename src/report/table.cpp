@@ -53,7 +53,9 @@ void Table::add_row(std::vector<std::string> cells) {
   rows_.push_back(std::move(cells));
 }
 
-void Table::add_separator() { rows_.emplace_back(); }
+void Table::add_separator() {
+  rows_.emplace_back();
+}
 
 std::string Table::render() const {
   const std::size_t n = headers_.size();

@@ -11,11 +11,11 @@
 namespace kvsim::trace {
 
 struct RequestSpec {
-  std::uint64_t id = 0;             // 0-based position in the workload, in arrival order
-  TimeNs arrival_ns = 0;            // relative to the first request (>= 0, non-decreasing)
-  std::int64_t prompt_tokens = 0;   // >= 1
-  std::int64_t output_tokens = 0;   // >= 1
-  std::string session_id;           // empty when the source has none
+  std::uint64_t id = 0;            // 0-based position in the workload, in arrival order
+  TimeNs arrival_ns = 0;           // relative to the first request (>= 0, non-decreasing)
+  std::int64_t prompt_tokens = 0;  // >= 1
+  std::int64_t output_tokens = 0;  // >= 1
+  std::string session_id;          // empty when the source has none
   // Content ids of the prompt's leading blocks, `prefix_block_tokens` tokens each (Mooncake
   // hash_ids: 512). Two requests with the same id at the same position share that prefix block.
   // Empty when the source has none.
@@ -25,10 +25,11 @@ struct RequestSpec {
 
 // What a reader saw, for reports ("rows skipped", "prompts truncated").
 struct ReaderStats {
-  std::int64_t rows_read = 0;          // data rows seen (header excluded)
-  std::int64_t requests = 0;           // requests yielded
-  std::int64_t bad_rows_skipped = 0;   // malformed rows skipped under --skip-bad-rows
-  std::int64_t failed_requests = 0;    // rows that record a failed request (BurstGPT: 0 response tokens)
+  std::int64_t rows_read = 0;         // data rows seen (header excluded)
+  std::int64_t requests = 0;          // requests yielded
+  std::int64_t bad_rows_skipped = 0;  // malformed rows skipped under --skip-bad-rows
+  std::int64_t failed_requests =
+      0;  // rows that record a failed request (BurstGPT: 0 response tokens)
   std::int64_t truncated_prompts = 0;  // prompts cut to --max-model-len
   // Rows whose arrival went backwards by at most the reader's tolerance (1 ms) and were moved up
   // to the previous arrival (float rounding in the source); farther back is a bad row.

@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include <sys/stat.h>
+
+#include <catch2/catch.hpp>
 
 #include "common/atomic_file.h"
 #include "common/error.h"

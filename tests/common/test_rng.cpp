@@ -1,7 +1,7 @@
-#include <catch2/catch.hpp>
-
 #include <cmath>
 #include <vector>
+
+#include <catch2/catch.hpp>
 
 #include "common/rng.h"
 

@@ -21,7 +21,8 @@ std::string error_of(const std::function<void()>& f) {
 }  // namespace
 
 TEST_CASE("MapReader reads typed fields and reports bad ones with location", "[config]") {
-  const auto root = load_yaml_text("name: x\nattention:\n  kv_heads: -8\n  q_heads: 64\n", "m.yaml");
+  const auto root =
+      load_yaml_text("name: x\nattention:\n  kv_heads: -8\n  q_heads: 64\n", "m.yaml");
   MapReader r(root, "m.yaml");
   CHECK(r.get_string("name") == "x");
   MapReader att = r.get_map("attention");
@@ -35,14 +36,17 @@ TEST_CASE("MapReader rejects unknown keys with a suggestion", "[config]") {
   MapReader r(root, "m.yaml");
   r.optional_int("kv_heads");
   r.get_int("q_heads");
-  CHECK(error_of([&] { r.finish(); }) == "m.yaml:1:1: kv_head: unknown key 'kv_head', did you mean 'kv_heads'?");
+  CHECK(error_of([&] { r.finish(); }) ==
+        "m.yaml:1:1: kv_head: unknown key 'kv_head', did you mean 'kv_heads'?");
 }
 
 TEST_CASE("MapReader reports a missing field and a wrong type", "[config]") {
   const auto root = load_yaml_text("layers: eighty\n", "m.yaml");
   MapReader r(root, "m.yaml");
-  CHECK(error_of([&] { r.get_int("hidden_size"); }) == "m.yaml:1:1: hidden_size: missing required field");
-  CHECK(error_of([&] { r.get_int("layers"); }) == "m.yaml:1:9: layers: expected an integer, got 'eighty'");
+  CHECK(error_of([&] { r.get_int("hidden_size"); }) ==
+        "m.yaml:1:1: hidden_size: missing required field");
+  CHECK(error_of([&] { r.get_int("layers"); }) ==
+        "m.yaml:1:9: layers: expected an integer, got 'eighty'");
 }
 
 TEST_CASE("YAML syntax errors carry line and column", "[config]") {
