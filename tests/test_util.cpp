@@ -12,6 +12,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/error.h"
+
 extern char** environ;
 
 namespace kvsim::test {
@@ -89,6 +91,15 @@ RunResult run_kvsim(const std::vector<std::string>& args) {
   ::unlink(err_path.c_str());
   ::rmdir(dir.c_str());
   return result;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 }  // namespace kvsim::test

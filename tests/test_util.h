@@ -1,6 +1,7 @@
 #pragma once
 // Shared test helpers: where the data is, and running the kvsim binary as a user would.
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ RunResult run_kvsim(const std::vector<std::string>& args);
 // Writes `content` to `dir/name` and returns the path.
 std::string write_temp_file(const std::string& dir, const std::string& name,
                             const std::string& content);
+
+// Runs `f` and returns the message of the kvsim::Error it throws, or "(no error)".
+std::string error_of(const std::function<void()>& f);
 
 }  // namespace kvsim::test
 

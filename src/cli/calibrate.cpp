@@ -115,15 +115,17 @@ void run(CalibrateFlags& f) {
                                        kernels::device_summary() +
                                        "); fit measurements taken elsewhere with --from FILE");
     }
-    if (f.model.empty())
+    if (f.model.empty()) {
       throw flag_error("--model",
                        "expected --model NAME: calibration measures that model's shapes");
+    }
     info = kernels::device_info(f.device);
     if (f.gpu.empty()) f.gpu = guess_gpu(info.name);
   }
-  if (f.gpu.empty())
+  if (f.gpu.empty()) {
     throw flag_error("--gpu",
                      "expected --gpu BASE: the GPU whose datasheet roofs the fit is relative to");
+  }
   model::HardwareSpec hw = config::load_hardware(f.gpu);
   in.gpu = hw.name;
 

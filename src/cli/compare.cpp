@@ -16,9 +16,10 @@ std::vector<std::string> values_of(const CLI::App* c, const std::string& flag,
   std::vector<std::string> out;
   for (std::string_view part : split(text, ',')) {
     const std::string v(trim(part));
-    if (v.empty())
+    if (v.empty()) {
       throw Error(ErrorLocation{"", 0, 0, flag},
                   "expected a name, got an empty list item in '" + text + "'");
+    }
     out.push_back(v);
   }
   return out;

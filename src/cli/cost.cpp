@@ -45,16 +45,18 @@ std::optional<model::Dtype> dtype_flag(const std::string& value, const std::stri
 }
 
 void non_negative(std::int64_t v, const char* flag) {
-  if (v < 0)
+  if (v < 0) {
     throw Error(ErrorLocation{"", 0, 0, flag},
                 "expected a non-negative integer, got " + std::to_string(v));
+  }
 }
 
 void run(CostFlags& f) {
   for (const auto t : f.prefill) {
-    if (t <= 0)
+    if (t <= 0) {
       throw Error(ErrorLocation{"", 0, 0, "--prefill"},
                   "expected a positive token count, got " + std::to_string(t));
+    }
   }
   for (const auto c : f.prefill_cached) non_negative(c, "--prefill-cached");
   non_negative(f.decode_batch, "--decode-batch");

@@ -149,20 +149,25 @@ plan::SearchOptions search_for(const config::PlanSection& section, const PlanFla
   if (s.max_rate) o.max_rate_rps = *s.max_rate;
   if (s.max_probes) o.max_probes = static_cast<int>(*s.max_probes);
   const double kBig = 1e12;
-  if (!f.search_start.empty())
+  if (!f.search_start.empty()) {
     o.start_rate_rps = number_flag("--search-start-rate", f.search_start, 1e-12, kBig,
                                    "a positive number of requests/s");
-  if (!f.search_growth.empty())
+  }
+  if (!f.search_growth.empty()) {
     o.growth = number_flag("--search-growth", f.search_growth, 1, kBig, "a factor above 1");
-  if (!f.search_tolerance.empty())
+  }
+  if (!f.search_tolerance.empty()) {
     o.rel_tolerance =
         number_flag("--search-tolerance", f.search_tolerance, 0, 1, "a fraction in (0, 1)");
-  if (!f.search_min.empty())
+  }
+  if (!f.search_min.empty()) {
     o.min_rate_rps = number_flag("--search-min-rate", f.search_min, 1e-12, kBig,
                                  "a positive number of requests/s");
-  if (!f.search_max.empty())
+  }
+  if (!f.search_max.empty()) {
     o.max_rate_rps = number_flag("--search-max-rate", f.search_max, 1e-12, kBig,
                                  "a positive number of requests/s");
+  }
   if (!f.search_max_probes.empty()) {
     const auto n = parse_int(trim(f.search_max_probes));
     if (!n || *n < 2 || *n > 10000) {
@@ -208,30 +213,7 @@ report::Json inputs_json(const PreparedRun& run) {
   report::Json in;
   in["model"] = report::model_json(d.model);
   in["hardware"] = report::hardware_json(*d.hardware);
-  report::ServingMemoryInputs mem;
-  mem.tensor_parallel_size = d.tensor_parallel_size;
-  mem.gpu_memory_utilization = d.gpu_memory_utilization;
-  mem.block_size = d.block_size;
-  mem.max_model_len = d.max_model_len;
-  mem.kv_cache_dtype = d.kv_cache_dtype;
-  mem.kv_format = d.kv_format;
-  report::Json serving = report::serving_json(mem);
-  serving["allocator"] = std::string(memory::allocator_kind_name(s.allocator));
-  serving["placement"] = std::string(memory::placement_name(s.placement));
-  serving["watermark"] = s.watermark;
-  report::add_sim_serving_json(serving, s.sim);
-  if (s.cost.kind == cost::CostModelKind::kLinear) {
-    const cost::LinearCostParams& p = s.cost.linear;
-    serving["cost_model"] = report::Json{{"kind", "linear"},
-                                         {"base_ns", p.base_ns},
-                                         {"prefill_ns_per_token", p.per_prefill_token_ns},
-                                         {"decode_ns_per_seq", p.per_decode_seq_ns},
-                                         {"context_ns_per_token", p.per_context_token_ns},
-                                         {"swap_bytes_per_s", p.swap_bytes_per_s}};
-  } else {
-    serving["cost_model"] = report::Json{{"kind", "roofline"}};
-  }
-  in["serving"] = std::move(serving);
+  in["serving"] = serving_inputs_json(d, s);
   in["workload"] = report::workload_json(run.workload->resolved());
   in["seed"] = s.seed;
   return in;
@@ -345,10 +327,12 @@ void run_plan(PlanFlags& f) {
 
   std::vector<PreparedPoint> points;
   points.reserve(grid.points.size());
-  for (const auto& gp : grid.points)
+  for (const auto& gp : grid.points) {
     points.push_back(prepare_point(gp, grid.plan, f, search, prices));
+  }
 
   std::vector<std::string> keys;
+  keys.reserve(points.size());
   for (const auto& p : points) keys.push_back(p.key);
   plan::RunnerOptions runner;
   runner.num_threads = f.jobs;

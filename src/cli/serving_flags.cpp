@@ -335,6 +335,34 @@ sim::DeploymentInputs deployment_inputs(const PreparedRun& run, const config::Sc
   return in;
 }
 
+report::Json serving_inputs_json(const Deployment& d, const config::Scenario& s) {
+  report::ServingMemoryInputs mem;
+  mem.tensor_parallel_size = d.tensor_parallel_size;
+  mem.gpu_memory_utilization = d.gpu_memory_utilization;
+  mem.block_size = d.block_size;
+  mem.max_model_len = d.max_model_len;
+  mem.kv_cache_dtype = d.kv_cache_dtype;
+  mem.kv_format = d.kv_format;
+  report::Json serving = report::serving_json(mem);
+  serving["allocator"] = std::string(memory::allocator_kind_name(s.allocator));
+  serving["placement"] = std::string(memory::placement_name(s.placement));
+  serving["watermark"] = s.watermark;
+  report::add_sim_serving_json(serving, s.sim);
+  if (s.cost.kind == cost::CostModelKind::kLinear) {
+    // The scenario file's own keys and units (cost_model: {kind: linear, base_us: ...}).
+    const cost::LinearCostParams& p = s.cost.linear;
+    serving["cost_model"] = report::Json{{"kind", "linear"},
+                                         {"base_us", p.base_ns / 1e3},
+                                         {"prefill_us_per_token", p.per_prefill_token_ns / 1e3},
+                                         {"decode_us_per_seq", p.per_decode_seq_ns / 1e3},
+                                         {"context_us_per_token", p.per_context_token_ns / 1e3},
+                                         {"swap_bytes_per_s", p.swap_bytes_per_s}};
+  } else {
+    serving["cost_model"] = report::Json{{"kind", "roofline"}};
+  }
+  return serving;
+}
+
 report::SimReportInputs report_inputs(const PreparedRun& run, const config::Scenario& s,
                                       const sim::BuiltDeployment& built,
                                       const trace::ReaderStats& reader_stats,
@@ -343,29 +371,7 @@ report::SimReportInputs report_inputs(const PreparedRun& run, const config::Scen
   report::SimReportInputs in;
   in.model = report::model_json(d.model);
   in.hardware = report::hardware_json(*d.hardware);
-  report::ServingMemoryInputs mem;
-  mem.tensor_parallel_size = d.tensor_parallel_size;
-  mem.gpu_memory_utilization = d.gpu_memory_utilization;
-  mem.block_size = d.block_size;
-  mem.max_model_len = d.max_model_len;
-  mem.kv_cache_dtype = d.kv_cache_dtype;
-  mem.kv_format = d.kv_format;
-  in.serving = report::serving_json(mem);
-  in.serving["allocator"] = std::string(memory::allocator_kind_name(s.allocator));
-  in.serving["placement"] = std::string(memory::placement_name(s.placement));
-  in.serving["watermark"] = s.watermark;
-  report::add_sim_serving_json(in.serving, s.sim);
-  if (s.cost.kind == cost::CostModelKind::kLinear) {
-    const cost::LinearCostParams& p = s.cost.linear;
-    in.serving["cost_model"] = report::Json{{"kind", "linear"},
-                                            {"base_us", p.base_ns / 1e3},
-                                            {"prefill_us_per_token", p.per_prefill_token_ns / 1e3},
-                                            {"decode_us_per_seq", p.per_decode_seq_ns / 1e3},
-                                            {"context_us_per_token", p.per_context_token_ns / 1e3},
-                                            {"swap_bytes_per_s", p.swap_bytes_per_s}};
-  } else {
-    in.serving["cost_model"] = report::Json{{"kind", "roofline"}};
-  }
+  in.serving = serving_inputs_json(d, s);
   in.workload = report::workload_json(run.workload->resolved());
   in.workload_reader = report::reader_stats_json(reader_stats);
   in.seed = s.seed;

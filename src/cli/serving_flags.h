@@ -80,6 +80,10 @@ PreparedRun prepare_run(const SimCommandFlags& flags);
 // The builder's inputs for `run` (its scenario's allocator, placement and cost model).
 sim::DeploymentInputs deployment_inputs(const PreparedRun& run, const config::Scenario& scenario);
 
+// The report's `inputs.serving` object of a deployment run under `scenario`: memory settings,
+// allocator, scheduler and cost model (in the scenario file's keys and units).
+report::Json serving_inputs_json(const Deployment& deployment, const config::Scenario& scenario);
+
 // The report's inputs for one finished run.
 report::SimReportInputs report_inputs(const PreparedRun& run, const config::Scenario& scenario,
                                       const sim::BuiltDeployment& built,

@@ -4,13 +4,9 @@
 #include <cmath>
 
 #include "common/assert.h"
+#include "common/int128.h"
 
 namespace kvsim {
-namespace {
-
-__extension__ typedef __int128 i128;
-
-}  // namespace
 
 void IntQuantiles::add(std::int64_t value, std::int64_t times) {
   KVSIM_ASSERT(times >= 1, "IntQuantiles::add: times must be >= 1");
@@ -33,7 +29,7 @@ void IntQuantiles::add(std::int64_t value, std::int64_t times) {
     max_ = std::max(max_, value);
   }
   count_ += times;
-  sum_ += static_cast<i128>(value) * times;
+  sum_ += static_cast<Int128>(value) * times;
 }
 
 void IntQuantiles::merge(const IntQuantiles& other) {
@@ -51,12 +47,12 @@ double IntQuantiles::mean() const {
   KVSIM_ASSERT(count_ > 0, "IntQuantiles::mean of no samples");
   // Sums within 2^53 are exact doubles, so one division is correctly rounded. Beyond, the
   // integer part is exact and the remainder's share is added.
-  constexpr i128 kExact = i128{1} << 53;
+  constexpr Int128 kExact = Int128{1} << 53;
   if (sum_ > -kExact && sum_ < kExact) {
     return static_cast<double>(sum_) / static_cast<double>(count_);
   }
-  const i128 whole = sum_ / count_;
-  const i128 rest = sum_ % count_;
+  const Int128 whole = sum_ / count_;
+  const Int128 rest = sum_ % count_;
   return static_cast<double>(whole) + static_cast<double>(rest) / static_cast<double>(count_);
 }
 

@@ -3,11 +3,10 @@
 #include <cmath>
 
 #include "common/assert.h"
+#include "common/int128.h"
 
 namespace kvsim {
 namespace {
-
-__extension__ typedef unsigned __int128 u128;
 
 std::uint64_t rotl(std::uint64_t x, int k) {
   return (x << k) | (x >> (64 - k));
@@ -66,12 +65,12 @@ std::int64_t Rng::uniform_int(std::int64_t lo, std::int64_t hi) {
   if (range == ~0ULL) return static_cast<std::int64_t>(next_u64());
   const std::uint64_t n = range + 1;
   // Lemire's nearly divisionless method with rejection: exact uniformity.
-  u128 m = static_cast<u128>(next_u64()) * n;
+  UInt128 m = static_cast<UInt128>(next_u64()) * n;
   std::uint64_t low = static_cast<std::uint64_t>(m);
   if (low < n) {
     const std::uint64_t threshold = (0 - n) % n;
     while (low < threshold) {
-      m = static_cast<u128>(next_u64()) * n;
+      m = static_cast<UInt128>(next_u64()) * n;
       low = static_cast<std::uint64_t>(m);
     }
   }

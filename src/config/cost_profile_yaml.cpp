@@ -181,9 +181,10 @@ std::string emit_cost_profile_yaml(const model::CostProfile& profile, int indent
   out += pad + "step_overhead_us: " + num(profile.step_overhead_s * 1e6) + "\n";
   out += pad + "op_classes:\n";
   for (const auto& [name, op] : profile.op_classes) {
-    out += pad + "  " + name + ": {compute: " + curve_yaml(op.compute) +
-           ", memory: " + curve_yaml(op.memory) + ", launch_us: " + num(op.launch_latency_s * 1e6) +
-           "}\n";
+    out.append(pad).append("  ").append(name);
+    out.append(": {compute: ").append(curve_yaml(op.compute));
+    out.append(", memory: ").append(curve_yaml(op.memory));
+    out.append(", launch_us: ").append(num(op.launch_latency_s * 1e6)).append("}\n");
   }
   if (!profile.tables.empty()) {
     out += pad +

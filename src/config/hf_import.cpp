@@ -410,74 +410,69 @@ void family_falcon(const JsonReader& r, Import& im, const std::string& model_typ
                     {"max_context", "max_position_embeddings"}});
 }
 
-void family_gpt2(const JsonReader& r, Import& im) {
+// The HF config keys of a classic multi-head model with learned positions (GPT-2, OPT).
+struct LearnedMhaKeys {
+  const char* layers;
+  const char* hidden;
+  const char* max_context;
+  const char* heads;
+  const char* intermediate;
+};
+
+// The part GPT-2 and OPT share: MHA over all layers, learned positions, biased LayerNorm, a
+// plain (ungated) MLP, fp16 weights unless torch_dtype says otherwise. The caller sets the MLP
+// width and the biases its family has.
+void read_learned_mha(const JsonReader& r, Import& im, const LearnedMhaKeys& k) {
   model::ModelSpec& m = im.m;
-  m.num_layers = r.get_int("n_layer");
-  m.hidden_size = r.get_int("n_embd");
+  m.num_layers = r.get_int(k.layers);
+  m.hidden_size = r.get_int(k.hidden);
   m.vocab_size = r.get_int("vocab_size");
-  m.max_context = r.get_int("n_positions");
-  m.attention.num_q_heads = r.get_int("n_head");
+  m.max_context = r.get_int(k.max_context);
+  m.attention.num_q_heads = r.get_int(k.heads);
   m.attention.num_kv_heads = m.attention.num_q_heads;
   if (m.hidden_size % m.attention.num_q_heads != 0) {
-    throw r.error("n_embd",
-                  "expected a multiple of n_head " + std::to_string(m.attention.num_q_heads));
+    throw r.error(k.hidden, std::string("expected a multiple of ") + k.heads + " " +
+                                std::to_string(m.attention.num_q_heads));
   }
   m.attention.head_dim = m.hidden_size / m.attention.num_q_heads;
-  m.intermediate_size = r.optional_int("n_inner").value_or(4 * m.hidden_size);
   m.gated_mlp = false;
   m.learned_positions = true;
   m.layernorm_bias = true;
-  m.attention_bias = true;
-  m.mlp_bias = true;
   m.tie_word_embeddings = r.optional_bool("tie_word_embeddings", true);
   m.weight_dtype = read_dtype(r, model::Dtype::kFp16);
   set_all_layers(m, model::LayerKind::kFullAttention);
-  im.fields.insert({{"layers", "n_layer"},
-                    {"hidden_size", "n_embd"},
-                    {"intermediate_size", "n_inner"},
+  im.fields.insert({{"layers", k.layers},
+                    {"hidden_size", k.hidden},
+                    {"intermediate_size", k.intermediate},
                     {"vocab_size", "vocab_size"},
-                    {"max_context", "n_positions"},
-                    {"q_heads", "n_head"},
-                    {"kv_heads", "n_head"},
-                    {"head_dim", "n_head"}});
+                    {"max_context", k.max_context},
+                    {"q_heads", k.heads},
+                    {"kv_heads", k.heads},
+                    {"head_dim", k.heads}});
+}
+
+void family_gpt2(const JsonReader& r, Import& im) {
+  read_learned_mha(r, im, {"n_layer", "n_embd", "n_positions", "n_head", "n_inner"});
+  model::ModelSpec& m = im.m;
+  m.intermediate_size = r.optional_int("n_inner").value_or(4 * m.hidden_size);
+  m.attention_bias = true;
+  m.mlp_bias = true;
 }
 
 void family_opt(const JsonReader& r, Import& im) {
+  read_learned_mha(r, im,
+                   {"num_hidden_layers", "hidden_size", "max_position_embeddings",
+                    "num_attention_heads", "ffn_dim"});
   model::ModelSpec& m = im.m;
-  m.num_layers = r.get_int("num_hidden_layers");
-  m.hidden_size = r.get_int("hidden_size");
-  m.vocab_size = r.get_int("vocab_size");
-  m.max_context = r.get_int("max_position_embeddings");
-  m.attention.num_q_heads = r.get_int("num_attention_heads");
-  m.attention.num_kv_heads = m.attention.num_q_heads;
-  if (m.hidden_size % m.attention.num_q_heads != 0) {
-    throw r.error("hidden_size", "expected a multiple of num_attention_heads " +
-                                     std::to_string(m.attention.num_q_heads));
-  }
-  m.attention.head_dim = m.hidden_size / m.attention.num_q_heads;
   m.intermediate_size = r.get_int("ffn_dim");
   if (const auto proj = r.optional_int("word_embed_proj_dim"); proj && *proj != m.hidden_size) {
     throw r.error("word_embed_proj_dim", "expected hidden_size (" + std::to_string(m.hidden_size) +
                                              "); projected embeddings are not supported, got " +
                                              std::to_string(*proj));
   }
-  m.gated_mlp = false;
-  m.learned_positions = true;
-  m.layernorm_bias = true;
   const bool bias = r.optional_bool("enable_bias", true);
   m.attention_bias = bias;
   m.mlp_bias = bias;
-  m.tie_word_embeddings = r.optional_bool("tie_word_embeddings", true);
-  m.weight_dtype = read_dtype(r, model::Dtype::kFp16);
-  set_all_layers(m, model::LayerKind::kFullAttention);
-  im.fields.insert({{"layers", "num_hidden_layers"},
-                    {"hidden_size", "hidden_size"},
-                    {"intermediate_size", "ffn_dim"},
-                    {"vocab_size", "vocab_size"},
-                    {"max_context", "max_position_embeddings"},
-                    {"q_heads", "num_attention_heads"},
-                    {"kv_heads", "num_attention_heads"},
-                    {"head_dim", "num_attention_heads"}});
 }
 
 void family_nemotron_h(const JsonReader& r, Import& im) {

@@ -74,7 +74,7 @@ PlanSection read_plan_section(const YAML::Node& node, const std::string& file) {
 }
 
 // Sets `path` (dotted) in `root` to `value`, creating maps on the way.
-void set_path(YAML::Node root, const std::string& path, const YAML::Node& value,
+void set_path(const YAML::Node& root, const std::string& path, const YAML::Node& value,
               const std::string& flag) {
   const std::vector<std::string_view> parts = split(path, '.');
   YAML::Node node = root;
@@ -85,8 +85,9 @@ void set_path(YAML::Node root, const std::string& path, const YAML::Node& value,
       node[key] = YAML::Node(YAML::NodeType::Map);
       child = node[key];
     } else if (!child.IsMap()) {
-      throw Error({"", 0, 0, flag},
-                  "cannot set " + path + ": the scenario's '" + key + "' is not a map");
+      std::string message = "cannot set ";
+      message.append(path).append(": the scenario's '").append(key).append("' is not a map");
+      throw Error({"", 0, 0, flag}, message);
     }
     node.reset(child);
   }

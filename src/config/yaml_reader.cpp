@@ -175,7 +175,7 @@ std::optional<std::string> MapReader::optional_string(const std::string& key) {
 }
 
 std::string MapReader::get_choice(const std::string& key, const std::vector<std::string>& choices) {
-  const std::string value = get_string(key);
+  std::string value = get_string(key);
   for (const auto& c : choices) {
     if (c == value) return value;
   }

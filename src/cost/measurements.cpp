@@ -173,6 +173,9 @@ std::vector<Measurement> parse_vidur_mlp(const CsvFile& f) {
     const bool gated = truthy(row.cell("use_gated_mlp"));
     const std::int64_t d = h / heads;
     const std::int64_t kv_p = kv_heads >= p ? kv_heads / p : 1;
+    // Each GPU holds whole heads and an even share of the MLP width (Vidur's sharding).
+    const std::int64_t heads_p = heads / p;
+    const std::int64_t inter_p = inter / p;
     auto add = [&](const std::string& op_name, KernelShape s) {
       const std::string col = "time_stats." + op_name + ".median";
       if (!row.has_column(col) || row.cell(col).empty()) return;
@@ -197,15 +200,15 @@ std::vector<Measurement> parse_vidur_mlp(const CsvFile& f) {
       return s;
     };
     const double t = static_cast<double>(tokens);
-    add("attn_pre_proj", gemm((heads / p + 2 * kv_p) * d, h));
-    add("attn_post_proj", gemm(h, heads / p * d));
-    add("mlp_up_proj", gemm((gated ? 2 : 1) * (inter / p), h));
-    add("mlp_down_proj", gemm(h, inter / p));
+    add("attn_pre_proj", gemm((heads_p + 2 * kv_p) * d, h));
+    add("attn_post_proj", gemm(h, heads_p * d));
+    add("mlp_up_proj", gemm((gated ? 2 : 1) * inter_p, h));
+    add("mlp_down_proj", gemm(h, inter_p));
     add("emb", ew(2.0 * t * static_cast<double>(h)));
     add("input_layernorm", ew(2.0 * t * static_cast<double>(h)));
     add("post_attention_layernorm", ew(2.0 * t * static_cast<double>(h)));
-    add("attn_rope", ew(2.0 * t * static_cast<double>((heads / p + kv_p) * d)));
-    add("mlp_act", ew((gated ? 3.0 : 2.0) * t * static_cast<double>(inter / p)));
+    add("attn_rope", ew(2.0 * t * static_cast<double>((heads_p + kv_p) * d)));
+    add("mlp_act", ew((gated ? 3.0 : 2.0) * t * static_cast<double>(inter_p)));
     add("add", ew(3.0 * t * static_cast<double>(h)));
   }
   return out;

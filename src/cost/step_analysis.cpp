@@ -22,10 +22,8 @@ std::optional<std::int64_t> first_true(std::int64_t max_batch,
     hi *= 2;
   }
   if (hi > max_batch) {
-    if (lo < max_batch && pred(max_batch))
-      hi = max_batch;
-    else
-      return std::nullopt;
+    if (lo >= max_batch || !pred(max_batch)) return std::nullopt;
+    hi = max_batch;
   }
   while (hi - lo > 1) {
     const std::int64_t mid = lo + (hi - lo) / 2;

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "common/int128.h"
 #include "common/units.h"
 
 namespace kvsim::memory {
@@ -78,7 +79,7 @@ Fractions fractions_of(const ByteAccounting& a);
 // capacity is the same in every accounting passed.
 class TimeWeightedAccounting {
  public:
-  __extension__ typedef __int128 Int128;  // GCC/Clang extension; exact byte·ns sums
+  using Int128 = kvsim::Int128;  // exact byte·ns sums
 
   // `state` holds from `now` until the next call. The state passed before it is charged for
   // [previous now, now). The first call starts the clock. Requires now >= the previous now

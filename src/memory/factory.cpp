@@ -63,12 +63,14 @@ std::optional<Placement> parse_placement(std::string_view name) {
 
 std::vector<std::string> allocator_kind_names() {
   std::vector<std::string> out;
+  out.reserve(kKindNames.size());
   for (const auto& entry : kKindNames) out.emplace_back(entry.second);
   return out;
 }
 
 std::vector<std::string> placement_names() {
   std::vector<std::string> out;
+  out.reserve(kPlacementNames.size());
   for (const auto& entry : kPlacementNames) out.emplace_back(entry.second);
   return out;
 }

@@ -9,11 +9,9 @@ int bits_per_element(Dtype dtype) {
     case Dtype::kFp32:
       return 32;
     case Dtype::kFp16:
-      return 16;
     case Dtype::kBf16:
       return 16;
     case Dtype::kFp8:
-      return 8;
     case Dtype::kInt8:
       return 8;
     case Dtype::kInt4:

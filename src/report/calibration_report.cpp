@@ -194,9 +194,10 @@ std::string calibration_table(const CalibrationReportInput& in) {
   kv.add("profile", in.profile_path.empty() ? "(not written)" : in.profile_path);
   kv.add("provenance",
          in.provenance.kind + (in.provenance.device.empty() ? "" : ", " + in.provenance.device));
-  if (in.fit)
+  if (in.fit) {
     kv.add("tables", with_commas(in.fit->num_tables) + " (" +
                          with_commas(in.fit->num_table_points) + " points)");
+  }
   if (!in.measurements_path.empty()) kv.add("measurements", in.measurements_path);
   return out + kv.render();
 }

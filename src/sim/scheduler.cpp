@@ -22,6 +22,34 @@ void swap_in_fcfs(Replica& rep) {
   }
 }
 
+// Admits waiting requests FCFS as whole prefills while they fit in memory, under the sequence
+// limit and the token budget. With `first_may_exceed_budget` the first prefill of a step is
+// admitted whatever its length (static batching has no chunking to fall back on).
+void admit_whole_prefills(Replica& rep, const SchedulerOptions& opts, std::int64_t budget,
+                          bool first_may_exceed_budget) {
+  StepPlan& plan = rep.plan();
+  while (!rep.waiting().empty() && below_seq_limit(rep, opts)) {
+    const Slot slot = rep.waiting().front();
+    const Request& r = rep.request(slot);
+    const std::int64_t target = r.prompt_tokens + r.generated;
+    std::int64_t cached = 0;
+    const AdmitStatus status = rep.try_admit(slot, target, &cached);
+    if (status == AdmitStatus::kNoRoom) break;
+    if (status == AdmitStatus::kNeverFits) {
+      rep.reject_waiting_head(RejectReason::kNeverFits);
+      continue;
+    }
+    const std::int64_t new_tokens = target - std::min(cached, target - 1);
+    const bool exempt = first_may_exceed_budget && plan.num_items() == 0;
+    if (!exempt && plan.num_tokens() + new_tokens > budget) {
+      rep.undo_admit(slot);
+      break;
+    }
+    rep.start_running(slot, cached);
+    rep.plan_prefill(slot, new_tokens);
+  }
+}
+
 class VllmScheduler final : public Scheduler {
  public:
   explicit VllmScheduler(const SchedulerOptions& options)
@@ -30,25 +58,7 @@ class VllmScheduler final : public Scheduler {
   void schedule(Replica& rep) override {
     StepPlan& plan = rep.plan();
     if (rep.swapped().empty()) {
-      while (!rep.waiting().empty() && below_seq_limit(rep, opts_)) {
-        const Slot slot = rep.waiting().front();
-        const Request& r = rep.request(slot);
-        const std::int64_t target = r.prompt_tokens + r.generated;
-        std::int64_t cached = 0;
-        const AdmitStatus status = rep.try_admit(slot, target, &cached);
-        if (status == AdmitStatus::kNoRoom) break;
-        if (status == AdmitStatus::kNeverFits) {
-          rep.reject_waiting_head(RejectReason::kNeverFits);
-          continue;
-        }
-        const std::int64_t new_tokens = target - std::min(cached, target - 1);
-        if (plan.num_tokens() + new_tokens > budget_) {
-          rep.undo_admit(slot);
-          break;
-        }
-        rep.start_running(slot, cached);
-        rep.plan_prefill(slot, new_tokens);
-      }
+      admit_whole_prefills(rep, opts_, budget_, /*first_may_exceed_budget=*/false);
       if (plan.num_items() > 0) return;  // prefill-only step
     }
     auto& running = rep.running();
@@ -149,26 +159,7 @@ class StaticScheduler final : public Scheduler {
     rep.release_held();
     swap_in_fcfs(rep);
     if (!rep.swapped().empty() || rep.num_swapping_in() > 0) return;
-    StepPlan& plan = rep.plan();
-    while (!rep.waiting().empty() && below_seq_limit(rep, opts_)) {
-      const Slot slot = rep.waiting().front();
-      const Request& r = rep.request(slot);
-      const std::int64_t target = r.prompt_tokens + r.generated;
-      std::int64_t cached = 0;
-      const AdmitStatus status = rep.try_admit(slot, target, &cached);
-      if (status == AdmitStatus::kNoRoom) break;
-      if (status == AdmitStatus::kNeverFits) {
-        rep.reject_waiting_head(RejectReason::kNeverFits);
-        continue;
-      }
-      const std::int64_t new_tokens = target - std::min(cached, target - 1);
-      if (plan.num_items() > 0 && plan.num_tokens() + new_tokens > budget_) {
-        rep.undo_admit(slot);
-        break;
-      }
-      rep.start_running(slot, cached);
-      rep.plan_prefill(slot, new_tokens);
-    }
+    admit_whole_prefills(rep, opts_, budget_, /*first_may_exceed_budget=*/true);
   }
 
  private:

@@ -2,10 +2,10 @@
 
 #include <limits>
 
+#include "common/int128.h"
+
 namespace kvsim::trace {
 namespace {
-
-__extension__ typedef unsigned __int128 u128;
 
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
@@ -90,7 +90,7 @@ ParseStatus parse_decimal_ns(std::string_view text, std::int64_t unit_ns, TimeNs
   }
   // Mantissa digits (integer and fraction) and a decimal exponent.
   std::size_t pos = 0;
-  u128 mantissa = 0;
+  UInt128 mantissa = 0;
   int num_digits = 0;  // significant digits kept in mantissa
   int exponent10 = 0;  // value = mantissa × 10^exponent10
   bool any_digit = false;
@@ -143,8 +143,8 @@ ParseStatus parse_decimal_ns(std::string_view text, std::int64_t unit_ns, TimeNs
     return ParseStatus::kOk;
   }
   // ns = mantissa × unit_ns × 10^exponent10, rounded half up.
-  u128 value = mantissa * static_cast<u128>(unit_ns);
-  constexpr auto kLimit = static_cast<u128>(std::numeric_limits<std::int64_t>::max());
+  UInt128 value = mantissa * static_cast<UInt128>(unit_ns);
+  constexpr auto kLimit = static_cast<UInt128>(std::numeric_limits<std::int64_t>::max());
   if (exponent10 > 0) {
     for (int i = 0; i < exponent10; ++i) {
       if (value > kLimit) return ParseStatus::kOutOfRange;
@@ -154,7 +154,7 @@ ParseStatus parse_decimal_ns(std::string_view text, std::int64_t unit_ns, TimeNs
     if (exponent10 < -40) {
       value = 0;
     } else {
-      u128 divisor = 1;
+      UInt128 divisor = 1;
       for (int i = 0; i < -exponent10; ++i) divisor *= 10;
       const auto remainder = value % divisor;
       value /= divisor;
@@ -202,7 +202,7 @@ bool parse_datetime_ns(std::string_view s, TimeNs& out) {
       if (!fixed_digits(s, pos, 2, oh)) return false;
       if (pos < s.size() && s[pos] == ':') ++pos;
       if (!fixed_digits(s, pos, 2, om) || oh > 23 || om > 59) return false;
-      offset_s = sign * (oh * 3600 + om * 60);
+      offset_s = sign * (std::int64_t{oh} * 3600 + std::int64_t{om} * 60);
     }
   }
   if (pos != s.size()) return false;
@@ -212,7 +212,8 @@ bool parse_datetime_ns(std::string_view s, TimeNs& out) {
   if (day > month_days || hour > 23 || minute > 59 || second > 60) return false;
   const std::int64_t days =
       days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
-  const std::int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset_s;
+  const std::int64_t seconds =
+      days * 86400 + std::int64_t{hour} * 3600 + std::int64_t{minute} * 60 + second - offset_s;
   out = seconds * kNsPerSecond + frac_ns;
   return true;
 }

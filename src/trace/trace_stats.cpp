@@ -4,11 +4,10 @@
 #include <cmath>
 
 #include "common/assert.h"
+#include "common/int128.h"
 
 namespace kvsim::trace {
 namespace {
-
-__extension__ typedef __int128 i128;
 
 LengthSummary summarize(const IntQuantiles& q) {
   LengthSummary s;
@@ -31,7 +30,7 @@ void TraceStatsAccumulator::add(const RequestSpec& r) {
     first_ns_ = last_ns_ = r.arrival_ns;
   } else {
     KVSIM_ASSERT(r.arrival_ns >= last_ns_, "TraceStatsAccumulator: arrivals went backwards");
-    const i128 gap = r.arrival_ns - last_ns_;
+    const Int128 gap = r.arrival_ns - last_ns_;
     gap_sum_ += gap;
     gap_sq_sum_ += gap * gap;
     last_ns_ = r.arrival_ns;
@@ -69,10 +68,10 @@ TraceStats TraceStatsAccumulator::finish(const ReaderStats& reader) const {
     s.rate_rps = static_cast<double>(num_requests_ - 1) / s.duration_s;
     // Population variance of the m = n − 1 gaps: (m·Σg² − (Σg)²) / m², exact in 128 bits when
     // it fits (always for traces up to ~10^7 requests), else in long double.
-    const auto m = static_cast<i128>(num_requests_ - 1);
+    const auto m = static_cast<Int128>(num_requests_ - 1);
     const long double mean = static_cast<long double>(gap_sum_) / static_cast<long double>(m);
     long double var = 0;
-    i128 m_sq_sum = 0, sum_sq = 0;
+    Int128 m_sq_sum = 0, sum_sq = 0;
     if (!__builtin_mul_overflow(m, gap_sq_sum_, &m_sq_sum) &&
         !__builtin_mul_overflow(gap_sum_, gap_sum_, &sum_sq)) {
       var = static_cast<long double>(m_sq_sum - sum_sq) / (static_cast<long double>(m) * m);

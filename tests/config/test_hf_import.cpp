@@ -12,6 +12,8 @@
 using namespace kvsim;
 using namespace kvsim::model;
 
+using kvsim::test::error_of;
+
 namespace {
 
 KvFormat bf16() {
@@ -22,15 +24,6 @@ KvFormat bf16() {
 
 std::string fixture(const std::string& name) {
   return test::source_dir() + "/tests/config/data/hf/" + name;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 // One row of ../shared/data/models/README.md ("Key fields"): L, H, KV, d, hidden, max_pos,

@@ -11,16 +11,9 @@
 using namespace kvsim;
 using namespace kvsim::model;
 
-namespace {
+using kvsim::test::error_of;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+namespace {
 
 const char* kMinimal = R"(name: tiny
 source: test

@@ -2,23 +2,13 @@
 
 #include "common/error.h"
 #include "config/yaml_reader.h"
+#include "test_util.h"
 
 using kvsim::Error;
 using kvsim::config::load_yaml_text;
 using kvsim::config::MapReader;
 
-namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-}  // namespace
+using kvsim::test::error_of;
 
 TEST_CASE("MapReader reads typed fields and reports bad ones with location", "[config]") {
   const auto root =
