@@ -1,5 +1,6 @@
 #include "cli/deployment_flags.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "common/error.h"
@@ -28,6 +29,11 @@ Error flag_error(const std::string& flag, const std::string& message) {
 }
 
 constexpr std::int64_t kMaxBlockSize = 1 << 20;
+constexpr double kMaxGib = 1 << 20;  // 1 PiB: far above any GPU
+
+Bytes gib_to_bytes(double gib) {
+  return static_cast<Bytes>(std::llround(gib * static_cast<double>(kGiB)));
+}
 
 std::string format_number(double v) {
   char buf[32];
@@ -93,6 +99,25 @@ void add_deployment_flags(CLI::App* command, DeploymentFlags& flags) {
           },
           "Quantized KV caches: one fp16 scale per this many elements of a head (0 = none)")
       ->default_str("0");
+  command
+      ->add_option_function<std::string>(
+          "--activation-reserve-gib",
+          [&flags](const std::string& s) {
+            flags.activation_reserve_gib =
+                parse_double_flag("--activation-reserve-gib", s, "a non-negative number (GiB)");
+          },
+          "GPU memory kept for forward-pass activations, GiB per GPU (default: estimated from "
+          "the model; 'kvsim kv' shows it)")
+      ->type_name("GIB");
+  command
+      ->add_option_function<std::string>(
+          "--runtime-overhead-gib",
+          [&flags](const std::string& s) {
+            flags.runtime_overhead_gib =
+                parse_double_flag("--runtime-overhead-gib", s, "a non-negative number (GiB)");
+          },
+          "GPU memory taken by the CUDA context, workspaces, NCCL and CUDA graphs, GiB per GPU")
+      ->default_str("2");
 }
 
 void validate_deployment_flags(const DeploymentFlags& f) {
@@ -129,11 +154,22 @@ void validate_deployment_flags(const DeploymentFlags& f) {
     throw flag_error("--kv-scale-group-size", "expected a non-negative integer, got " +
                                                   std::to_string(f.kv_scale_group_size));
   }
+  const auto check_gib = [](const char* flag, double gib) {
+    if (!(gib >= 0 && gib <= kMaxGib)) {
+      throw flag_error(flag, "expected a number of GiB in [0, " +
+                                 std::to_string(static_cast<std::int64_t>(kMaxGib)) + "], got " +
+                                 format_number(gib));
+    }
+  };
+  if (f.activation_reserve_gib) check_gib("--activation-reserve-gib", *f.activation_reserve_gib);
+  check_gib("--runtime-overhead-gib", f.runtime_overhead_gib);
 }
 
 model::MemoryBudgetOptions Deployment::budget_options() const {
   model::MemoryBudgetOptions o;
   o.gpu_memory_utilization = gpu_memory_utilization;
+  o.activation_reserve_bytes = activation_reserve_bytes;
+  o.runtime_overhead_bytes = runtime_overhead_bytes;
   return o;
 }
 
@@ -145,6 +181,8 @@ report::ServingMemoryInputs Deployment::serving_inputs() const {
   s.max_model_len = max_model_len;
   s.kv_cache_dtype = kv_cache_dtype;
   s.kv_format = kv_format;
+  s.activation_reserve_bytes = activation_reserve_bytes;
+  s.runtime_overhead_bytes = runtime_overhead_bytes;
   return s;
 }
 
@@ -181,6 +219,10 @@ Deployment resolve_deployment(const DeploymentFlags& flags, GpuRequirement gpu) 
                                              flags.kv_cache_dtype + "'");
   }
   d.kv_format = *format;
+  if (flags.activation_reserve_gib) {
+    d.activation_reserve_bytes = gib_to_bytes(*flags.activation_reserve_gib);
+  }
+  d.runtime_overhead_bytes = gib_to_bytes(flags.runtime_overhead_gib);
   return d;
 }
 

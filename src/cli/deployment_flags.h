@@ -1,7 +1,8 @@
 #pragma once
 // The DESIGN "common deployment flags" that concern memory, shared by kv, simulate, compare, cost
 // and plan: --model, --gpu, --tensor-parallel-size, --gpu-memory-utilization, --block-size,
-// --max-model-len, --kv-cache-dtype (plus --kv-scale-group-size). Scheduling flags live with the
+// --max-model-len, --kv-cache-dtype (plus --kv-scale-group-size, and the KV budget's
+// --activation-reserve-gib and --runtime-overhead-gib). Scheduling flags live with the
 // simulator's own flags.
 //
 // Usage in a command file:
@@ -34,6 +35,8 @@ struct DeploymentFlags {
   std::int64_t max_model_len = 0;         // --max-model-len: 0 = the model's max_context
   std::string kv_cache_dtype = "auto";    // --kv-cache-dtype: auto|fp32|fp16|bf16|fp8|int8|int4
   std::int64_t kv_scale_group_size = 0;   // --kv-scale-group-size: fp16 scale per N elements
+  std::optional<double> activation_reserve_gib;  // --activation-reserve-gib; nullopt: estimate
+  double runtime_overhead_gib = 2.0;             // --runtime-overhead-gib
 };
 
 // Registers the flags on `command`, bound to `flags`. Numeric flags are parsed strictly: a bad
@@ -41,7 +44,8 @@ struct DeploymentFlags {
 void add_deployment_flags(CLI::App* command, DeploymentFlags& flags);
 
 // Range checks that need no model: tp >= 1, 0 < utilization <= 1, 1 <= block_size <= 1,048,576,
-// max_model_len >= 0, kv_cache_dtype one of the names, kv_scale_group_size >= 0. Throws
+// max_model_len >= 0, kv_cache_dtype one of the names, kv_scale_group_size >= 0, the reserve and
+// overhead finite and >= 0. Throws
 // kvsim::Error with field "--<flag>".
 void validate_deployment_flags(const DeploymentFlags& flags);
 
@@ -54,9 +58,11 @@ struct Deployment {
   std::int64_t tensor_parallel_size = 1;
   double gpu_memory_utilization = 0.9;
   std::int64_t block_size = 16;
-  std::int64_t max_model_len = 0;  // resolved: never 0
-  std::string kv_cache_dtype;      // as given, e.g. "auto"
-  model::KvFormat kv_format;       // what it resolved to
+  std::int64_t max_model_len = 0;                 // resolved: never 0
+  std::string kv_cache_dtype;                     // as given, e.g. "auto"
+  model::KvFormat kv_format;                      // what it resolved to
+  std::optional<Bytes> activation_reserve_bytes;  // nullopt: default_activation_reserve_bytes
+  Bytes runtime_overhead_bytes = model::kDefaultRuntimeOverheadBytes;
 
   const model::HardwareSpec* hardware_or_null() const { return hardware ? &*hardware : nullptr; }
   model::MemoryBudgetOptions budget_options() const;

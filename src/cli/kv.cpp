@@ -92,6 +92,7 @@ void run_kv(const KvOptions& o) {
   r.hardware = d.hardware_or_null();
   r.serving = d.serving_inputs();
   r.analysis = model::analyze_kv(d.model, r.hardware, query);
+  r.activation_reserve_estimated = !d.activation_reserve_bytes;
   if (o.compare_attention) r.attention_variants = attention_variants(d.model, r.analysis);
   if (r.analysis.budget && !r.analysis.budget->fits) {
     r.min_fitting_tensor_parallel_size =

@@ -55,6 +55,9 @@ std::vector<ListFlag> list_flags() {
       {"--max-model-len", "max_model_len", "Longest sequence served (tokens)", ""},
       {"--kv-cache-dtype", "kv_cache_dtype", "KV precision: auto|fp16|bf16|fp8|int8|int4", ""},
       {"--kv-scale-group-size", "kv_scale_group_size", "Quantised KV: elements per scale", ""},
+      {"--activation-reserve-gib", "activation_reserve_gib",
+       "Activation memory per GPU, GiB (default: estimated)", ""},
+      {"--runtime-overhead-gib", "runtime_overhead_gib", "Runtime overhead per GPU, GiB (2)", ""},
       {"--max-num-seqs", "serving.max_num_seqs", "Most sequences running per replica", ""},
       {"--max-num-batched-tokens", "serving.max_num_batched_tokens", "Token budget per step", ""},
       {"--long-prefill-token-threshold", "serving.long_prefill_token_threshold",
@@ -247,6 +250,8 @@ PreparedPoint prepare_point(const config::ScenarioGridPoint& point,
   d.max_model_len = s.deployment.max_model_len;
   d.kv_cache_dtype = s.deployment.kv_cache_dtype;
   d.kv_scale_group_size = s.deployment.kv_scale_group_size;
+  d.activation_reserve_gib = s.deployment.activation_reserve_gib;
+  d.runtime_overhead_gib = s.deployment.runtime_overhead_gib;
   run.deployment = resolve_deployment(d, GpuRequirement::kRequired);
   s.deployment.tensor_parallel_size = run.deployment.tensor_parallel_size;
   s.deployment.max_model_len = run.deployment.max_model_len;

@@ -282,6 +282,8 @@ PreparedRun prepare_run(const SimCommandFlags& flags) {
   d.max_model_len = sd.max_model_len;
   d.kv_cache_dtype = sd.kv_cache_dtype;
   d.kv_scale_group_size = sd.kv_scale_group_size;
+  d.activation_reserve_gib = sd.activation_reserve_gib;
+  d.runtime_overhead_gib = sd.runtime_overhead_gib;
   const DeploymentFlags& f = flags.deployment;
   if (flag_given(c, "--model")) d.model = f.model;
   if (flag_given(c, "--gpu")) d.gpu = f.gpu;
@@ -293,6 +295,9 @@ PreparedRun prepare_run(const SimCommandFlags& flags) {
   if (flag_given(c, "--max-model-len")) d.max_model_len = f.max_model_len;
   if (flag_given(c, "--kv-cache-dtype")) d.kv_cache_dtype = f.kv_cache_dtype;
   if (flag_given(c, "--kv-scale-group-size")) d.kv_scale_group_size = f.kv_scale_group_size;
+  if (flag_given(c, "--activation-reserve-gib"))
+    d.activation_reserve_gib = f.activation_reserve_gib;
+  if (flag_given(c, "--runtime-overhead-gib")) d.runtime_overhead_gib = f.runtime_overhead_gib;
   apply_serving_flags(c, flags.serving, s);
 
   run.deployment = resolve_deployment(d, GpuRequirement::kRequired);
@@ -336,14 +341,7 @@ sim::DeploymentInputs deployment_inputs(const PreparedRun& run, const config::Sc
 }
 
 report::Json serving_inputs_json(const Deployment& d, const config::Scenario& s) {
-  report::ServingMemoryInputs mem;
-  mem.tensor_parallel_size = d.tensor_parallel_size;
-  mem.gpu_memory_utilization = d.gpu_memory_utilization;
-  mem.block_size = d.block_size;
-  mem.max_model_len = d.max_model_len;
-  mem.kv_cache_dtype = d.kv_cache_dtype;
-  mem.kv_format = d.kv_format;
-  report::Json serving = report::serving_json(mem);
+  report::Json serving = report::serving_json(d.serving_inputs());
   serving["allocator"] = std::string(memory::allocator_kind_name(s.allocator));
   serving["placement"] = std::string(memory::placement_name(s.placement));
   serving["watermark"] = s.watermark;

@@ -14,6 +14,7 @@ namespace kvsim::config {
 namespace {
 
 constexpr std::int64_t kMaxCount = 1'000'000'000;
+constexpr double kMaxGib = 1 << 20;  // 1 PiB: far above any GPU
 
 TimeNs ms_to_ns(double ms) {
   return std::llround(ms * 1e6);
@@ -196,8 +197,8 @@ Scenario parse_scenario(const YAML::Node& root, const std::string& file,
                         const std::string& base_dir) {
   MapReader top(root, file);
   declare(top, {"model", "gpu", "tensor_parallel_size", "gpu_memory_utilization", "block_size",
-                "max_model_len", "kv_cache_dtype", "kv_scale_group_size", "serving", "cost_model",
-                "slo", "seed", "workload"});
+                "max_model_len", "kv_cache_dtype", "kv_scale_group_size", "activation_reserve_gib",
+                "runtime_overhead_gib", "serving", "cost_model", "slo", "seed", "workload"});
   Scenario s;
   s.source = file;
   ScenarioDeployment& d = s.deployment;
@@ -217,6 +218,9 @@ Scenario parse_scenario(const YAML::Node& root, const std::string& file,
   d.kv_cache_dtype = top.optional_string("kv_cache_dtype").value_or(d.kv_cache_dtype);
   d.kv_scale_group_size =
       top.optional_int("kv_scale_group_size", 0, kMaxCount).value_or(d.kv_scale_group_size);
+  d.activation_reserve_gib = top.optional_double("activation_reserve_gib", 0.0, kMaxGib);
+  d.runtime_overhead_gib =
+      top.optional_double("runtime_overhead_gib", 0.0, kMaxGib).value_or(d.runtime_overhead_gib);
   if (auto serving = top.optional_map("serving")) read_serving(*serving, s);
   read_cost_model(top, s);
   if (auto slo = top.optional_map("slo")) read_slo(*slo, s.sim.slo);

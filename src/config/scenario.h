@@ -11,6 +11,8 @@
 //   max_model_len: 8192                # 0 or absent: the model's max context
 //   kv_cache_dtype: auto               # auto|fp32|fp16|bf16|fp8|int8|int4
 //   kv_scale_group_size: 0
+//   activation_reserve_gib: 1.5        # absent: estimated from the model (kvsim kv shows it)
+//   runtime_overhead_gib: 2            # CUDA context, workspaces, NCCL, CUDA graphs
 //   serving:
 //     replicas: 1
 //     router: round-robin              # round-robin|least-outstanding|least-kv|prefix-aware
@@ -59,6 +61,8 @@ struct ScenarioDeployment {
   std::int64_t max_model_len = 0;  // 0 = the model's max context
   std::string kv_cache_dtype = "auto";
   std::int64_t kv_scale_group_size = 0;
+  std::optional<double> activation_reserve_gib;  // nullopt: the model-based estimate
+  double runtime_overhead_gib = 2.0;             // model::kDefaultRuntimeOverheadBytes
 };
 
 struct Scenario {

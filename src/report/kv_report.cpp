@@ -247,7 +247,8 @@ std::string kv_report_table(const KvReport& r) {
           bytes_text(b.usable_bytes));
     t.add("− weights per GPU", bytes_text(b.weights_bytes));
     t.add("− activation reserve", bytes_text(b.activation_reserve_bytes),
-          "peak forward activations (default estimate)");
+          r.activation_reserve_estimated ? "peak forward activations (default estimate)"
+                                         : "peak forward activations (as given)");
     t.add("− runtime overhead", bytes_text(b.runtime_overhead_bytes),
           "CUDA context, workspaces, NCCL, CUDA graphs");
     if (b.fits) {

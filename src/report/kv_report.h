@@ -50,6 +50,8 @@ struct KvReport {
   std::vector<AttentionVariant> attention_variants;  // empty without --compare-attention
   // When the model does not fit: the smallest tensor-parallel degree that would (if any).
   std::optional<std::int64_t> min_fitting_tensor_parallel_size;
+  // False when the activation reserve was given (--activation-reserve-gib), not estimated.
+  bool activation_reserve_estimated = true;
 };
 
 // The full document: envelope("kvsim.report/v1", "kv"), inputs{model, hardware (null without a

@@ -125,6 +125,9 @@ Json serving_json(const ServingMemoryInputs& s) {
   j["kv_format"] = {{"dtype", std::string(model::dtype_name(s.kv_format.dtype))},
                     {"scale_group_size", s.kv_format.scale_group_size},
                     {"scale_dtype", std::string(model::dtype_name(s.kv_format.scale_dtype))}};
+  j["activation_reserve_bytes"] =
+      s.activation_reserve_bytes ? Json(*s.activation_reserve_bytes) : Json(nullptr);
+  j["runtime_overhead_bytes"] = s.runtime_overhead_bytes;
   return j;
 }
 

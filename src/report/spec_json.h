@@ -2,6 +2,9 @@
 // JSON of resolved inputs, for every report's `inputs` object: the model, the hardware and the
 // memory-related serving settings. Stable field names (add, never rename).
 
+#include <optional>
+
+#include "common/units.h"
 #include "model/hardware_spec.h"
 #include "model/kv_math.h"
 #include "model/model_spec.h"
@@ -23,7 +26,8 @@ Json hardware_json(const model::HardwareSpec& hardware);
 
 // The memory-related serving settings:
 // {tensor_parallel_size, gpu_memory_utilization, block_size, max_model_len, kv_cache_dtype,
-//  kv_format{dtype, scale_group_size, scale_dtype}}. Callers add their own fields (scheduler,
+//  kv_format{dtype, scale_group_size, scale_dtype}, activation_reserve_bytes (null: estimated),
+//  runtime_overhead_bytes}. Callers add their own fields (scheduler,
 // max_num_seqs, ...) to the returned object.
 struct ServingMemoryInputs {
   std::int64_t tensor_parallel_size = 1;
@@ -32,6 +36,8 @@ struct ServingMemoryInputs {
   std::int64_t max_model_len = 0;
   std::string kv_cache_dtype = "auto";  // as given
   model::KvFormat kv_format;
+  std::optional<Bytes> activation_reserve_bytes;  // as given; nullopt (JSON null): estimated
+  Bytes runtime_overhead_bytes = model::kDefaultRuntimeOverheadBytes;
 };
 Json serving_json(const ServingMemoryInputs& serving);
 

@@ -45,6 +45,24 @@ TEST_CASE("kvsim kv with a GPU and tensor parallelism: budget, tokens, blocks, s
   CHECK(has(r.out, "max concurrent sequences"));
 }
 
+TEST_CASE("kvsim kv: a given activation reserve and runtime overhead replace the defaults",
+          "[cli][kv]") {
+  // 76,968,728,985 usable − 35,278,831,616 weights − 4 GiB − 1 GiB = 36,321,188,249 B.
+  const auto r = run_kvsim({"kv", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "4",
+                            "--activation-reserve-gib", "4", "--runtime-overhead-gib", "1",
+                            "--format", "table"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(has(r.out, "4,294,967,296 B (4.29 GB)  peak forward activations (as given)"));
+  CHECK(has(r.out, "1,073,741,824 B (1.07 GB)"));
+  CHECK(has(r.out, "36,321,188,249 B (36.32 GB)"));
+  CHECK(has(r.out, "443,373"));  // ⌊36,321,188,249 / 81,920⌋
+  const auto zero = run_kvsim({"kv", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "4",
+                               "--activation-reserve-gib", "0", "--runtime-overhead-gib", "0",
+                               "--format", "table"});
+  REQUIRE(zero.exit_code == 0);
+  CHECK(has(zero.out, "41,689,897,369 B"));  // 76,968,728,985 − 35,278,831,616
+}
+
 TEST_CASE("kvsim kv --compare-attention shows MHA, GQA and MQA with 8× and 64×", "[cli][kv]") {
   const auto r = run_kvsim({"kv", "--model", "llama-3-70b", "--compare-attention", "--format",
                             "json", "--batch", "16", "--context", "8192"});

@@ -292,3 +292,31 @@ TEST_CASE("kvsim plan: bad input names the flag or the file position", "[cli][pl
   CHECK(r.err.find("did you mean 'target_rate'") != std::string::npos);
   CHECK(r.out.empty());
 }
+
+TEST_CASE("kvsim plan: the runtime overhead is a grid axis that changes the KV budget",
+          "[cli][plan]") {
+  // Llama-3-8B's 16 GB of weights on one L4 (21.7 GB usable): 2 GiB of overhead leaves a KV
+  // cache, 12 GiB leaves none.
+  const auto r = run_kvsim({"plan",       "--model",
+                            "llama-3-8b", "--gpu",
+                            "l4",         "--runtime-overhead-gib",
+                            "2,12",       "--arrival",
+                            "poisson",    "--rate",
+                            "1",          "--num-requests",
+                            "100",        "--prompt-len",
+                            "200",        "--output-len",
+                            "50",         "--slo-ttft",
+                            "2000",       "--search-tolerance",
+                            "0.1",        "--format",
+                            "json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const Json plan = parse(r.out);
+  REQUIRE(plan["deployments"].size() == 2);
+  const Json& a = plan["deployments"][0];
+  const Json& b = plan["deployments"][1];
+  CHECK(a["inputs"]["serving"]["runtime_overhead_bytes"] == 2147483648ULL);
+  CHECK(b["inputs"]["serving"]["runtime_overhead_bytes"] == 12884901888ULL);
+  CHECK(a["status"] == "found");
+  CHECK(b["status"] == "does_not_fit");
+}

@@ -76,6 +76,25 @@ TEST_CASE("simulate: flags override the scenario's fields", "[sim][cli]") {
         b["summary"]["queue_s"]["max"].get<double>());
 }
 
+TEST_CASE("simulate: the KV budget follows --runtime-overhead-gib and --activation-reserve-gib",
+          "[sim][cli]") {
+  const std::string scenario = golden("two-requests/scenario.yaml");
+  const auto base = run_kvsim({"simulate", "--config", scenario, "--format", "json"});
+  const auto less = run_kvsim({"simulate", "--config", scenario, "--runtime-overhead-gib", "1",
+                               "--activation-reserve-gib", "0", "--format", "json"});
+  REQUIRE(base.exit_code == 0);
+  INFO(less.err);
+  REQUIRE(less.exit_code == 0);
+  const Json b = Json::parse(base.out)["kv"];
+  const Json l = Json::parse(less.out)["kv"];
+  CHECK(b["budget"]["runtime_overhead_bytes"] == 2147483648ULL);
+  CHECK(l["budget"]["runtime_overhead_bytes"] == 1073741824ULL);
+  CHECK(l["budget"]["activation_reserve_bytes"] == 0);
+  // Every byte taken from the overhead and the reserve goes to the KV cache.
+  CHECK(l["kv_budget_bytes"].get<std::uint64_t>() - b["kv_budget_bytes"].get<std::uint64_t>() ==
+        1073741824ULL + b["budget"]["activation_reserve_bytes"].get<std::uint64_t>());
+}
+
 TEST_CASE("simulate: --out, CSV, --timeline and --requests write complete files", "[sim][cli]") {
   const std::string dir = kvsim::test::temp_dir();
   const auto run = run_kvsim({"simulate", "--config", golden("two-requests/scenario.yaml"),

@@ -30,6 +30,8 @@ gpu_memory_utilization: 0.85
 block_size: 32
 max_model_len: 4096
 kv_cache_dtype: fp8
+activation_reserve_gib: 1.5
+runtime_overhead_gib: 0.5
 serving:
   replicas: 3
   router: least-kv
@@ -59,6 +61,8 @@ workload:
   CHECK(s.deployment.block_size == 32);
   CHECK(s.deployment.max_model_len == 4096);
   CHECK(s.deployment.kv_cache_dtype == "fp8");
+  CHECK(s.deployment.activation_reserve_gib == 1.5);
+  CHECK(s.deployment.runtime_overhead_gib == 0.5);
   CHECK(s.sim.num_replicas == 3);
   CHECK(s.sim.router == kvsim::sim::RouterKind::kLeastKvUsage);
   CHECK(s.sim.scheduler.kind == kvsim::sim::SchedulerKind::kChunkedPrefill);
@@ -92,6 +96,8 @@ workload:
   CHECK(d.deployment.gpu_memory_utilization == 0.9);
   CHECK(d.deployment.block_size == 16);
   CHECK(d.deployment.max_model_len == 0);
+  CHECK_FALSE(d.deployment.activation_reserve_gib);  // estimated from the model
+  CHECK(d.deployment.runtime_overhead_gib == 2.0);
   CHECK(d.sim.scheduler.max_num_seqs == defaults.scheduler.max_num_seqs);
   CHECK(d.sim.scheduler.kind == kvsim::sim::SchedulerKind::kVllm);
   CHECK(d.allocator == kvsim::memory::AllocatorKind::kPaged);
@@ -131,6 +137,8 @@ TEST_CASE("Scenario errors name the file, line, column and field", "[sim]") {
       std::string::npos);
   CHECK(error_of("model: m\ncost_model: {kind: roofline, base_us: 5}\n") ==
         "s.yaml:2:39: cost_model.base_us: applies to kind: linear only, and kind is roofline");
+  CHECK(error_of("model: m\nruntime_overhead_gib: -1\n")
+            .find("s.yaml:2:23: runtime_overhead_gib: ") == 0);
   CHECK(error_of("model: m\nseed: -3\n").find("seed") != std::string::npos);
   CHECK(error_of("- a\n- b\n").find("lists make a sweep") != std::string::npos);
 }
