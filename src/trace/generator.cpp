@@ -36,6 +36,21 @@ double expm1_over_x(double x) {
   return std::abs(x) > 1e-8 ? std::expm1(x) / x : 1.0 + x / 2.0;
 }
 
+// Rejection-inversion sampling of Zipf ranks (Hörmann & Derflinger): h(x) = x^(-s), H an
+// antiderivative of h, and H's inverse.
+struct ZipfHat {
+  double s;
+  double h(double x) const { return std::exp(-s * std::log(x)); }
+  double big_h(double x) const {
+    const double lx = std::log(x);
+    return expm1_over_x((1.0 - s) * lx) * lx;
+  }
+  double big_h_inv(double y) const {
+    const double t = std::max(-1.0, y * (1.0 - s));
+    return std::exp(log1p_over_x(t) * y);
+  }
+};
+
 }  // namespace
 
 LengthSampler::LengthSampler(const LengthDist& dist, const EmpiricalHistogram* empirical)
@@ -47,20 +62,11 @@ LengthSampler::LengthSampler(const LengthDist& dist, const EmpiricalHistogram* e
   }
   if (dist_.kind == LengthKind::kZipf) {
     // Ranks 1..n with P(k) ∝ k^(-s); H is an antiderivative of h(x) = x^(-s).
-    const double s = dist_.zipf_exponent;
-    const auto h = [s](double x) { return std::exp(-s * std::log(x)); };
-    const auto big_h = [s](double x) {
-      const double lx = std::log(x);
-      return expm1_over_x((1.0 - s) * lx) * lx;
-    };
-    const auto big_h_inv = [s](double y) {
-      const double t = std::max(-1.0, y * (1.0 - s));
-      return std::exp(log1p_over_x(t) * y);
-    };
+    const ZipfHat z{dist_.zipf_exponent};
     const double n = static_cast<double>(dist_.max - dist_.min + 1);
-    zipf_h_x1_ = big_h(1.5) - 1.0;
-    zipf_h_n_ = big_h(n + 0.5);
-    zipf_s_ = 2.0 - big_h_inv(big_h(2.5) - h(2.0));
+    zipf_h_x1_ = z.big_h(1.5) - 1.0;
+    zipf_h_n_ = z.big_h(n + 0.5);
+    zipf_s_ = 2.0 - z.big_h_inv(z.big_h(2.5) - z.h(2.0));
   }
   KVSIM_ASSERT(dist_.kind != LengthKind::kEmpirical || (empirical_ && !empirical_->empty()),
                "LengthSampler: empirical distribution without a histogram");
@@ -73,23 +79,14 @@ std::int64_t LengthSampler::clamp(double x) const {
 }
 
 std::int64_t LengthSampler::zipf(Rng& rng) const {
-  const double s = dist_.zipf_exponent;
-  const auto h = [s](double x) { return std::exp(-s * std::log(x)); };
-  const auto big_h = [s](double x) {
-    const double lx = std::log(x);
-    return expm1_over_x((1.0 - s) * lx) * lx;
-  };
-  const auto big_h_inv = [s](double y) {
-    const double t = std::max(-1.0, y * (1.0 - s));
-    return std::exp(log1p_over_x(t) * y);
-  };
+  const ZipfHat z{dist_.zipf_exponent};
   const auto n = static_cast<double>(dist_.max - dist_.min + 1);
   for (;;) {
     const double u = zipf_h_n_ + rng.uniform01() * (zipf_h_x1_ - zipf_h_n_);
-    const double x = big_h_inv(u);
+    const double x = z.big_h_inv(u);
     double k = std::floor(x + 0.5);
     k = std::clamp(k, 1.0, n);
-    if (k - x <= zipf_s_ || u >= big_h(k + 0.5) - h(k)) {
+    if (k - x <= zipf_s_ || u >= z.big_h(k + 0.5) - z.h(k)) {
       return dist_.min + static_cast<std::int64_t>(k) - 1;
     }
   }
