@@ -50,16 +50,12 @@ std::string write_temp_file(const std::string& dir, const std::string& name,
   return path;
 }
 
-namespace {
-
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
 }
-
-}  // namespace
 
 RunResult run_kvsim(const std::vector<std::string>& args) {
   const std::string dir = temp_dir();

@@ -26,6 +26,9 @@ struct RunResult {
 // Runs the built kvsim binary with `args` (no shell), capturing stdout and stderr.
 RunResult run_kvsim(const std::vector<std::string>& args);
 
+// The whole file, or "" when it cannot be read.
+std::string slurp(const std::string& path);
+
 // Writes `content` to `dir/name` and returns the path.
 std::string write_temp_file(const std::string& dir, const std::string& name,
                             const std::string& content);

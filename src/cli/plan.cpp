@@ -91,7 +91,6 @@ struct PlanFlags {
   std::string resume;
   bool no_progress = false;
   report::OutputOptions output;
-  CLI::App* command = nullptr;
 };
 
 double number_flag(const std::string& flag, const std::string& text, double min, double max,
@@ -398,7 +397,6 @@ void register_plan(CLI::App& app) {
       "plan",
       "Capacity planning: the max sustainable load of each deployment of a grid under SLOs, "
       "replicas/GPUs/cost for a target rate, rankings and the Pareto front");
-  f->command = c;
   c->add_option("--config", f->config,
                 "Sweep YAML (configs/scenarios/): a scenario whose fields may be lists, plus a "
                 "plan: section (SLOs, target rate, prices, search)");

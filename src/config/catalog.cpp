@@ -19,10 +19,6 @@ namespace {
 constexpr std::string_view kModelsDir = "configs/models/";
 constexpr std::string_view kHardwareDir = "configs/hardware/";
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 bool is_regular_file(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -33,7 +29,7 @@ std::vector<std::pair<std::string, const EmbeddedFile*>> embedded_in(std::string
   std::vector<std::pair<std::string, const EmbeddedFile*>> out;
   for (const EmbeddedFile& f : embedded_catalog_files()) {
     const std::string_view path(f.path);
-    if (path.substr(0, dir.size()) != dir || !ends_with(path, ".yaml")) continue;
+    if (path.substr(0, dir.size()) != dir || !path.ends_with(".yaml")) continue;
     const std::string_view rest = path.substr(dir.size(), path.size() - dir.size() - 5);
     if (rest.find('/') != std::string_view::npos) continue;
     out.emplace_back(std::string(rest), &f);
@@ -57,7 +53,7 @@ std::vector<std::string> names_in(std::string_view dir) {
 
 bool looks_like_path(const std::string& arg, const std::vector<std::string>& shipped) {
   if (arg.find('/') != std::string::npos) return true;
-  if (ends_with(arg, ".yaml") || ends_with(arg, ".yml") || ends_with(arg, ".json")) return true;
+  if (arg.ends_with(".yaml") || arg.ends_with(".yml") || arg.ends_with(".json")) return true;
   const bool is_name = std::find(shipped.begin(), shipped.end(), arg) != shipped.end();
   return !is_name && is_regular_file(arg);
 }
@@ -93,8 +89,8 @@ model::ModelSpec load_model(const std::string& name_or_path) {
     return parse_model_yaml(std::string_view(f->data, f->size), f->path);
   }
   const std::string text = read_file(name_or_path, "--model");
-  const bool json = ends_with(name_or_path, ".json") ||
-                    (!ends_with(name_or_path, ".yaml") && !ends_with(name_or_path, ".yml") &&
+  const bool json = name_or_path.ends_with(".json") ||
+                    (!name_or_path.ends_with(".yaml") && !name_or_path.ends_with(".yml") &&
                      trim(text).substr(0, 1) == "{");
   return json ? parse_hf_config(text, name_or_path) : parse_model_yaml(text, name_or_path);
 }

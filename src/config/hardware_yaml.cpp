@@ -11,18 +11,6 @@ namespace {
 constexpr double kGiga = 1e9;
 constexpr double kTera = 1e12;
 
-void check_name(MapReader& r, const std::string& name) {
-  bool ok = !name.empty();
-  for (char c : name) {
-    ok = ok &&
-         ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_');
-  }
-  if (!ok) {
-    throw r.error("name", "expected a lower-case name of letters, digits, '.', '-' and '_', got '" +
-                              name + "'");
-  }
-}
-
 std::map<std::string, std::string> read_sources(MapReader& r) {
   std::map<std::string, std::string> sources;
   if (auto s = r.optional_map("sources")) {
@@ -37,8 +25,7 @@ model::HardwareSpec parse(const YAML::Node& root, const std::string& file) {
   check_required_typos(r, {"name", "memory_bytes", "memory_bandwidth_gb_s", "peak_tflops",
                            "interconnect_bandwidth_gb_s", "pcie_bandwidth_gb_s"});
   model::HardwareSpec hw;
-  hw.name = r.get_string("name");
-  check_name(r, hw.name);
+  hw.name = r.get_name("name");
   hw.display_name = r.optional_string("display_name").value_or("");
   hw.vendor = r.optional_choice("vendor", {"nvidia", "amd", "intel", "other"}).value_or("");
   hw.source = r.optional_string("source").value_or("");

@@ -2,11 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include "common/error.h"
 #include "common/strings.h"
@@ -650,14 +648,6 @@ std::vector<std::string> hf_model_types() {
   for (const auto& [name, reader] : families()) names.push_back(name);
   std::sort(names.begin(), names.end());
   return names;
-}
-
-model::ModelSpec load_hf_config_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error({path, 0, 0, ""}, "cannot open file");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return parse_hf_config(s.str(), path);
 }
 
 model::ModelSpec parse_hf_config(std::string_view text, const std::string& display_path) {

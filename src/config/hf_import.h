@@ -27,7 +27,6 @@
 
 namespace kvsim::config {
 
-model::ModelSpec load_hf_config_file(const std::string& path);
 // `display_path` stands for the file in errors and names the model.
 model::ModelSpec parse_hf_config(std::string_view text, const std::string& display_path);
 

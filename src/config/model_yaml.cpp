@@ -11,20 +11,6 @@
 namespace kvsim::config {
 namespace {
 
-Error bad_name(MapReader& r, const std::string& name) {
-  return r.error("name", "expected a lower-case name of letters, digits, '.', '-' and '_', got '" +
-                             name + "'");
-}
-
-void check_name(MapReader& r, const std::string& name) {
-  if (name.empty()) throw bad_name(r, name);
-  for (char c : name) {
-    const bool ok =
-        (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
-    if (!ok) throw bad_name(r, name);
-  }
-}
-
 model::Dtype read_dtype(MapReader& r, const std::string& key, model::Dtype fallback) {
   const auto text = r.optional_string(key);
   if (!text) return fallback;
@@ -41,8 +27,7 @@ model::ModelSpec parse_model(const YAML::Node& root, const std::string& file) {
   check_required_typos(
       r, {"name", "source", "layers", "hidden_size", "vocab_size", "max_context", "attention"});
   model::ModelSpec m;
-  m.name = r.get_string("name");
-  check_name(r, m.name);
+  m.name = r.get_name("name");
   m.display_name = r.optional_string("display_name").value_or("");
   m.family = r.optional_string("family").value_or("");
   m.source = r.get_string("source");

@@ -13,10 +13,6 @@ namespace {
 
 const char* const kCommandLine = "<command line>";
 
-std::optional<double> opt_double(MapReader& r, const std::string& key, double min, double max) {
-  return r.optional_double(key, min, max);
-}
-
 PlanSection read_plan_section(const YAML::Node& node, const std::string& file) {
   PlanSection plan;
   // Reject lists first, with the planner's own wording.
@@ -35,17 +31,17 @@ PlanSection read_plan_section(const YAML::Node& node, const std::string& file) {
   MapReader r(node, file, "plan");
   if (auto slo = r.optional_map("slo")) {
     PlanSloSection s;
-    s.ttft_ms = opt_double(*slo, "ttft_ms", 0.0, 1e9);
-    s.tpot_ms = opt_double(*slo, "tpot_ms", 0.0, 1e9);
-    s.e2e_ms = opt_double(*slo, "e2e_ms", 0.0, 1e12);
+    s.ttft_ms = slo->optional_double("ttft_ms", 0.0, 1e9);
+    s.tpot_ms = slo->optional_double("tpot_ms", 0.0, 1e9);
+    s.e2e_ms = slo->optional_double("e2e_ms", 0.0, 1e12);
     for (auto [key, field] :
          {std::pair{"percentile", &s.percentile}, std::pair{"ttft_percentile", &s.ttft_percentile},
           std::pair{"tpot_percentile", &s.tpot_percentile},
           std::pair{"e2e_percentile", &s.e2e_percentile}}) {
-      *field = opt_double(*slo, key, 0.0, 100.0);
+      *field = slo->optional_double(key, 0.0, 100.0);
       if (*field && **field <= 0.0) throw slo->error(key, "expected a percentile in (0, 100]");
     }
-    s.attainment = opt_double(*slo, "attainment", 0.0, 1.0);
+    s.attainment = slo->optional_double("attainment", 0.0, 1.0);
     slo->finish();
     plan.slo = s;
   }

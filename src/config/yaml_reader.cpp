@@ -1,5 +1,6 @@
 #include "config/yaml_reader.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -12,6 +13,16 @@ std::string fixed_or_int(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", x);
   return buf;
+}
+
+// YAML scalars may carry digit separators people write (1_000_000).
+std::string without_underscores(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c != '_') out += c;
+  }
+  return out;
 }
 
 }  // namespace
@@ -85,20 +96,12 @@ YAML::Node MapReader::value_or_throw(const std::string& key) {
   return v;
 }
 
-std::string MapReader::describe(const YAML::Node& node) const {
-  return describe_node(node);
-}
-
 std::int64_t MapReader::get_int(const std::string& key, std::int64_t min, std::int64_t max) {
   const YAML::Node v = value_or_throw(key);
   std::optional<std::int64_t> value;
   if (v.IsScalar()) {
-    std::string text = v.Scalar();
-    // Accept digit separators people write in YAML (1_000_000) and exact floats like 8192.0.
-    std::string cleaned;
-    for (char c : text) {
-      if (c != '_') cleaned += c;
-    }
+    // Accept digit separators (1_000_000) and exact floats like 8192.0.
+    const std::string cleaned = without_underscores(v.Scalar());
     value = parse_int(cleaned);
     if (!value) {
       const auto d = parse_double(cleaned);
@@ -106,18 +109,18 @@ std::int64_t MapReader::get_int(const std::string& key, std::int64_t min, std::i
         value = static_cast<std::int64_t>(*d);
     }
   }
-  std::string expected = "an integer";
-  if (min == 1 && max == std::numeric_limits<std::int64_t>::max()) {
-    expected = "a positive integer";
-  } else if (min == 0 && max == std::numeric_limits<std::int64_t>::max()) {
-    expected = "a non-negative integer";
-  } else if (min != std::numeric_limits<std::int64_t>::min() ||
-             max != std::numeric_limits<std::int64_t>::max()) {
-    expected = "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
-  }
   if (!value || *value < min || *value > max) {
+    std::string expected = "an integer";
+    if (min == 1 && max == std::numeric_limits<std::int64_t>::max()) {
+      expected = "a positive integer";
+    } else if (min == 0 && max == std::numeric_limits<std::int64_t>::max()) {
+      expected = "a non-negative integer";
+    } else if (min != std::numeric_limits<std::int64_t>::min() ||
+               max != std::numeric_limits<std::int64_t>::max()) {
+      expected = "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+    }
     throw Error(node_location(v, file_, field(key)),
-                "expected " + expected + ", got " + describe(v));
+                "expected " + expected + ", got " + describe_node(v));
   }
   return *value;
 }
@@ -133,11 +136,7 @@ double MapReader::get_double(const std::string& key, double min, double max) {
   const YAML::Node v = value_or_throw(key);
   std::optional<double> value;
   if (v.IsScalar()) {
-    std::string cleaned;
-    for (char c : v.Scalar()) {
-      if (c != '_') cleaned += c;
-    }
-    value = parse_double(cleaned);
+    value = parse_double(without_underscores(v.Scalar()));
   }
   if (!value || *value < min || *value > max) {
     std::string expected = "a number";
@@ -149,7 +148,7 @@ double MapReader::get_double(const std::string& key, double min, double max) {
       expected += " <= " + fixed_or_int(max);
     }
     throw Error(node_location(v, file_, field(key)),
-                "expected " + expected + ", got " + describe(v));
+                "expected " + expected + ", got " + describe_node(v));
   }
   return *value;
 }
@@ -163,9 +162,21 @@ std::optional<double> MapReader::optional_double(const std::string& key, double 
 std::string MapReader::get_string(const std::string& key) {
   const YAML::Node v = value_or_throw(key);
   if (!v.IsScalar()) {
-    throw Error(node_location(v, file_, field(key)), "expected a string, got " + describe(v));
+    throw Error(node_location(v, file_, field(key)), "expected a string, got " + describe_node(v));
   }
   return v.Scalar();
+}
+
+std::string MapReader::get_name(const std::string& key) {
+  std::string name = get_string(key);
+  const bool ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+  });
+  if (!ok) {
+    throw error(
+        key, "expected a lower-case name of letters, digits, '.', '-' and '_', got '" + name + "'");
+  }
+  return name;
 }
 
 std::optional<std::string> MapReader::optional_string(const std::string& key) {
@@ -198,7 +209,8 @@ bool MapReader::get_bool(const std::string& key) {
     if (s == "true" || s == "yes" || s == "on") return true;
     if (s == "false" || s == "no" || s == "off") return false;
   }
-  throw Error(node_location(v, file_, field(key)), "expected true or false, got " + describe(v));
+  throw Error(node_location(v, file_, field(key)),
+              "expected true or false, got " + describe_node(v));
 }
 
 bool MapReader::optional_bool(const std::string& key, bool default_value) {

@@ -53,6 +53,8 @@ class MapReader {
                                         double max = std::numeric_limits<double>::infinity());
   std::string get_string(const std::string& key);
   std::optional<std::string> optional_string(const std::string& key);
+  // A catalog name: non-empty, lower-case letters, digits, '.', '-' and '_'.
+  std::string get_name(const std::string& key);
   // One of `choices` (exact match), with a suggestion when it is close to one.
   std::string get_choice(const std::string& key, const std::vector<std::string>& choices);
   std::optional<std::string> optional_choice(const std::string& key,
@@ -81,7 +83,6 @@ class MapReader {
 
  private:
   YAML::Node value_or_throw(const std::string& key);
-  std::string describe(const YAML::Node& node) const;
 
   YAML::Node node_;
   std::string file_;

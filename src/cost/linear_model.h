@@ -21,8 +21,6 @@ class LinearCostModel final : public CostModel {
   StepCost breakdown(const StepBatch& batch) const override;
   TimeNs swap_time(Bytes bytes) const override;
 
-  const LinearCostParams& params() const { return params_; }
-
  private:
   struct Terms {
     double base = 0, prefill = 0, decode = 0, context = 0;

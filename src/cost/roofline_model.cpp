@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "common/error.h"
+#include "common/int_math.h"
 #include "cost/ops.h"
 #include "cost/tables.h"
 #include "model/kv_math.h"
@@ -157,10 +158,6 @@ struct RooflineCostModel::Plan {
 };
 
 namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
-}
 
 Error tp_error(const std::string& message) {
   return Error(ErrorLocation{"", 0, 0, "tensor_parallel_size"}, message);
@@ -590,9 +587,6 @@ TimeNs RooflineCostModel::swap_time(Bytes bytes) const {
 
 const ResolvedDtypes& RooflineCostModel::dtypes() const {
   return plan_->dtypes;
-}
-std::int64_t RooflineCostModel::tensor_parallel_size() const {
-  return plan_->tp;
 }
 double RooflineCostModel::step_overhead_s() const {
   return plan_->overhead_s;

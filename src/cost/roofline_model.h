@@ -53,7 +53,6 @@ class RooflineCostModel final : public CostModel {
   TimeNs swap_time(Bytes bytes) const override;
 
   const ResolvedDtypes& dtypes() const;
-  std::int64_t tensor_parallel_size() const;
   double step_overhead_s() const;
   // Op classes costed with default_op_class_profile() because the hardware profile lacks them.
   const std::vector<std::string>& defaulted_classes() const;

@@ -213,6 +213,8 @@ struct AllocatorOptions {
 // e.g. "block_size") on invalid options: non-positive sizes, a budget that holds no block or
 // slot, a watermark outside [0, 1), a negative window.
 std::unique_ptr<Allocator> make_allocator(const AllocatorOptions& options);
+// The same checks without building anything (a paged pool is one entry per block).
+void validate_allocator_options(const AllocatorOptions& options);
 
 // Names as on the command line: "paged", "contiguous-max", "contiguous-pow2",
 // "contiguous-oracle"; "buddy", "first-fit", "best-fit".

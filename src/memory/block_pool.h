@@ -54,7 +54,6 @@ class BlockPool {
   std::int32_t ref(BlockId b) const { return blocks_[static_cast<std::size_t>(b)].ref; }
   std::int32_t fill(BlockId b) const { return blocks_[static_cast<std::size_t>(b)].fill; }
   int group(BlockId b) const { return blocks_[static_cast<std::size_t>(b)].group; }
-  bool hashed(BlockId b) const { return blocks_[static_cast<std::size_t>(b)].hashed; }
   // Sets the slots filled of an in-use block.
   void set_fill(BlockId b, std::int32_t fill);
 

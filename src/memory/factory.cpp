@@ -75,14 +75,20 @@ std::vector<std::string> placement_names() {
   return out;
 }
 
-std::unique_ptr<Allocator> make_allocator(const AllocatorOptions& o) {
-  Bytes slot_bytes = o.bytes_per_slot;
-  Bytes widest = o.bytes_per_slot;
+namespace {
+
+struct SlotSizes {
+  Bytes slot = 0;    // bytes of one token slot over every group
+  Bytes widest = 0;  // the widest group's bytes per token (a paged block's page size / block)
+};
+
+// Checks `o` (throws kvsim::Error naming the field) and returns its slot sizes.
+SlotSizes checked_slot_sizes(const AllocatorOptions& o) {
+  SlotSizes z{o.bytes_per_slot, o.bytes_per_slot};
   if (o.groups.empty()) {
     if (o.bytes_per_slot == 0) invalid("bytes_per_slot", "expected a positive byte count, got 0");
   } else {
-    slot_bytes = 0;
-    widest = 0;
+    z = {};
     for (std::size_t i = 0; i < o.groups.size(); ++i) {
       const KvGroupSpec& g = o.groups[i];
       const std::string field = "groups[" + std::to_string(i) + "]";
@@ -94,8 +100,8 @@ std::unique_ptr<Allocator> make_allocator(const AllocatorOptions& o) {
                 "expected 0 (full attention) or a positive window, got " +
                     std::to_string(g.sliding_window));
       }
-      slot_bytes += g.bytes_per_slot;
-      widest = std::max(widest, g.bytes_per_slot);
+      z.slot += g.bytes_per_slot;
+      z.widest = std::max(z.widest, g.bytes_per_slot);
     }
   }
   if (o.cpu_swap_bytes > (Bytes{1} << 62)) invalid("cpu_swap_bytes", "expected a sane byte count");
@@ -108,7 +114,7 @@ std::unique_ptr<Allocator> make_allocator(const AllocatorOptions& o) {
     if (!(o.watermark >= 0.0 && o.watermark < 1.0)) {
       invalid("watermark", "expected a fraction in [0, 1), got " + std::to_string(o.watermark));
     }
-    const Bytes page = static_cast<Bytes>(o.block_size) * widest;
+    const Bytes page = static_cast<Bytes>(o.block_size) * z.widest;
     const Bytes blocks = o.capacity_bytes / page;
     if (blocks == 0) {
       invalid("capacity_bytes", "a KV budget of " + std::to_string(o.capacity_bytes) +
@@ -118,26 +124,37 @@ std::unique_ptr<Allocator> make_allocator(const AllocatorOptions& o) {
       invalid("block_size", "the KV budget would hold " + std::to_string(blocks) +
                                 " blocks (at most 2e9); use a larger block size");
     }
-    return std::make_unique<PagedAllocator>(o);
+    return z;
   }
 
   if (o.max_seq_len < 1) {
     invalid("max_seq_len", "expected a positive token count, got " + std::to_string(o.max_seq_len));
   }
-  const Bytes slots = o.capacity_bytes / slot_bytes;
+  const Bytes slots = o.capacity_bytes / z.slot;
   if (slots == 0) {
     invalid("capacity_bytes", "a KV budget of " + std::to_string(o.capacity_bytes) +
-                                  " bytes holds no slot of " + std::to_string(slot_bytes) +
-                                  " bytes");
+                                  " bytes holds no slot of " + std::to_string(z.slot) + " bytes");
   }
   if (slots > (Bytes{1} << 61)) invalid("capacity_bytes", "expected a sane byte count");
+  return z;
+}
+
+}  // namespace
+
+void validate_allocator_options(const AllocatorOptions& o) {
+  checked_slot_sizes(o);
+}
+
+std::unique_ptr<Allocator> make_allocator(const AllocatorOptions& o) {
+  const SlotSizes z = checked_slot_sizes(o);
+  if (o.kind == AllocatorKind::kPaged) return std::make_unique<PagedAllocator>(o);
   const ReservationPolicy policy = o.kind == AllocatorKind::kContiguousMax ? ReservationPolicy::kMax
                                    : o.kind == AllocatorKind::kContiguousPow2
                                        ? ReservationPolicy::kPow2
                                        : ReservationPolicy::kOracle;
   return std::make_unique<ContiguousAllocator>(
-      policy, o.placement, static_cast<std::int64_t>(slots), slot_bytes, o.max_seq_len,
-      static_cast<std::int64_t>(o.cpu_swap_bytes / slot_bytes));
+      policy, o.placement, static_cast<std::int64_t>(o.capacity_bytes / z.slot), z.slot,
+      o.max_seq_len, static_cast<std::int64_t>(o.cpu_swap_bytes / z.slot));
 }
 
 }  // namespace kvsim::memory

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "common/assert.h"
+#include "common/int_math.h"
 #include "common/rng.h"
 
 namespace kvsim::memory {
@@ -11,10 +12,6 @@ namespace kvsim::memory {
 namespace {
 
 constexpr std::uint64_t kHashSeed = 0x6b7673696d6b7631ULL;  // root of every block-hash chain
-
-std::int64_t cdiv(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
-}
 
 std::vector<KvGroupSpec> effective_groups(const AllocatorOptions& o) {
   if (!o.groups.empty()) return o.groups;
@@ -137,7 +134,7 @@ PagedAllocator::Hit PagedAllocator::find_hit(const std::vector<std::uint64_t>& h
     }
   }
   const auto window_blocks = [&](const GroupGeometry& geo, std::int64_t tokens) {
-    return std::min(cdiv(geo.sliding_window - 1, geo.block_size), tokens / geo.block_size);
+    return std::min(ceil_div(geo.sliding_window - 1, geo.block_size), tokens / geo.block_size);
   };
   for (; limit > 0; limit -= hit_unit_) {
     bool ok = true;
@@ -205,7 +202,7 @@ std::optional<AdmitResult> PagedAllocator::admit(const SeqInfo& seq, std::int64_
   std::int64_t needed = hit.evictable;
   const std::size_t num_groups = groups_.size();
   for (std::size_t g = 0; g < num_groups; ++g) {
-    const std::int64_t held = cdiv(num_tokens, groups_[g].block_size) - hit.first[g];
+    const std::int64_t held = ceil_div(num_tokens, groups_[g].block_size) - hit.first[g];
     needed += std::max<std::int64_t>(0, held) - static_cast<std::int64_t>(hit.blocks[g].size());
   }
   if (pool_.num_free() - needed < watermark_blocks_) {
@@ -223,7 +220,7 @@ std::optional<AdmitResult> PagedAllocator::admit(const SeqInfo& seq, std::int64_
   for (std::size_t g = 0; g < num_groups; ++g) {
     Table& t = s.tables[g];
     t.first = hit.first[g];
-    const std::int64_t end = std::max(t.first, cdiv(num_tokens, groups_[g].block_size));
+    const std::int64_t end = std::max(t.first, ceil_div(num_tokens, groups_[g].block_size));
     t.blocks.reserve(static_cast<std::size_t>(end - t.first));
     for (BlockId b : hit.blocks[g]) {
       pool_.add_ref(b);
@@ -232,7 +229,7 @@ std::optional<AdmitResult> PagedAllocator::admit(const SeqInfo& seq, std::int64_
   }
   for (std::size_t g = 0; g < num_groups; ++g) {
     Table& t = s.tables[g];
-    const std::int64_t end = std::max(t.first, cdiv(num_tokens, groups_[g].block_size));
+    const std::int64_t end = std::max(t.first, ceil_div(num_tokens, groups_[g].block_size));
     while (t.first + static_cast<std::int64_t>(t.blocks.size()) < end) {
       t.blocks.push_back(pool_.allocate(static_cast<int>(g)));
     }
@@ -269,7 +266,7 @@ bool PagedAllocator::grow(SeqId id, std::int64_t num_tokens) {
     for (std::int64_t j = t.first; j < first; ++j) {
       if (pool_.ref(t.blocks[static_cast<std::size_t>(j - t.first)]) == 1) ++released;
     }
-    needed += std::max<std::int64_t>(0, cdiv(grown, bs) - end);
+    needed += std::max<std::int64_t>(0, ceil_div(grown, bs) - end);
     if (end > first) {
       const BlockId tail = t.blocks.back();
       if (pool_.fill(tail) < bs && pool_.ref(tail) > 1) ++needed;  // copy-on-write
@@ -311,7 +308,7 @@ bool PagedAllocator::grow(SeqId id, std::int64_t num_tokens) {
         }
       }
     }
-    while (t.first + static_cast<std::int64_t>(t.blocks.size()) < cdiv(grown, bs)) {
+    while (t.first + static_cast<std::int64_t>(t.blocks.size()) < ceil_div(grown, bs)) {
       t.blocks.push_back(pool_.allocate(static_cast<int>(g)));
     }
     settle(s, static_cast<int>(g), from);
@@ -409,13 +406,13 @@ bool PagedAllocator::fits_alone(const SeqInfo& seq) const {
   std::int64_t at_admission = 0;
   std::int64_t peak = 0;
   for (const GroupGeometry& g : groups_) {
-    const std::int64_t prompt_blocks = cdiv(seq.prompt_tokens, g.block_size);
-    const std::int64_t final_blocks = cdiv(seq.final_tokens, g.block_size);
+    const std::int64_t prompt_blocks = ceil_div(seq.prompt_tokens, g.block_size);
+    const std::int64_t final_blocks = ceil_div(seq.final_tokens, g.block_size);
     at_admission += prompt_blocks;
     peak += g.sliding_window == 0
                 ? final_blocks
                 : std::min(final_blocks,
-                           std::max(prompt_blocks, cdiv(g.sliding_window, g.block_size) + 1));
+                           std::max(prompt_blocks, ceil_div(g.sliding_window, g.block_size) + 1));
   }
   return at_admission <= pool_.num_blocks() - watermark_blocks_ && peak <= pool_.num_blocks();
 }
@@ -530,7 +527,7 @@ void PagedAllocator::check_invariants() const {
         continue;
       }
       const std::int64_t end = t.first + static_cast<std::int64_t>(t.blocks.size());
-      KVSIM_ASSERT(end == std::max(t.first, cdiv(s.num_tokens, bs)), "table length");
+      KVSIM_ASSERT(end == std::max(t.first, ceil_div(s.num_tokens, bs)), "table length");
       KVSIM_ASSERT(t.first >= 0 && t.first <= std::max<std::int64_t>(0, s.num_tokens) / bs + 1,
                    "table start");
       for (std::int64_t j = t.first; j < end; ++j) {

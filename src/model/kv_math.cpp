@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/assert.h"
+#include "common/int_math.h"
 #include "common/strings.h"
 #include "model/weights.h"
 
@@ -13,10 +14,6 @@ namespace {
 std::uint64_t u64(std::int64_t v) {
   KVSIM_ASSERT(v >= 0, "negative count in KV math");
   return static_cast<std::uint64_t>(v);
-}
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
 }
 
 // Bytes of one stored row of `num_heads` heads × `dim` elements: the elements, then their scales,

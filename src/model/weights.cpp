@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "common/assert.h"
+#include "common/int_math.h"
 #include "model/kv_math.h"
 
 namespace kvsim::model {
@@ -33,10 +34,6 @@ struct Tensor {
 std::uint64_t u64(std::int64_t v) {
   KVSIM_ASSERT(v >= 0, "negative size in weights math");
   return static_cast<std::uint64_t>(v);
-}
-
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
-  return (a + b - 1) / b;
 }
 
 // Calls `emit` for every weight tensor of the model as sharded over `tp` ranks.

@@ -13,6 +13,14 @@ Error deployment_error(const std::string& field, const std::string& message) {
   return Error(ErrorLocation{"", 0, 0, field}, message);
 }
 
+// The allocator settings that come from the serving options, not the deployment.
+void set_serving_options(memory::AllocatorOptions& a, const SimOptions& options) {
+  a.enable_prefix_caching = options.enable_prefix_caching;
+  a.cpu_swap_bytes = options.scheduler.preemption == PreemptionMode::kSwap
+                         ? options.scheduler.swap_space_bytes
+                         : 0;
+}
+
 }  // namespace
 
 BuiltDeployment build_deployment(const DeploymentInputs& in, const SimOptions& options) {
@@ -71,11 +79,8 @@ BuiltDeployment build_deployment(const DeploymentInputs& in, const SimOptions& o
   a.watermark = in.watermark;
   a.placement = in.placement;
   a.max_seq_len = in.max_model_len;
-  a.enable_prefix_caching = options.enable_prefix_caching;
-  a.cpu_swap_bytes = options.scheduler.preemption == PreemptionMode::kSwap
-                         ? options.scheduler.swap_space_bytes
-                         : 0;
-  memory::make_allocator(a);  // validates the options now, before any run
+  set_serving_options(a, options);
+  memory::validate_allocator_options(a);  // now, before any run
 
   cost::CostModelConfig cost = in.cost;
   cost.roofline.tensor_parallel_size = tp;
@@ -91,10 +96,7 @@ SimSetup BuiltDeployment::setup(SimOptions options) const {
   s.options = options;
   s.cost_model = cost_model_.get();
   memory::AllocatorOptions alloc = allocator_;
-  alloc.enable_prefix_caching = options.enable_prefix_caching;
-  alloc.cpu_swap_bytes = options.scheduler.preemption == PreemptionMode::kSwap
-                             ? options.scheduler.swap_space_bytes
-                             : 0;
+  set_serving_options(alloc, options);
   s.make_allocator = [alloc] { return memory::make_allocator(alloc); };
   return s;
 }

@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/int128.h"
+
 namespace kvsim::sim {
 
 class LatencyHistogram {
@@ -45,7 +47,7 @@ class LatencyHistogram {
   void spill();  // moves the exact samples into the histogram
 
   std::int64_t count_ = 0;
-  __extension__ unsigned __int128 sum_ = 0;
+  UInt128 sum_ = 0;
   std::int64_t min_ = 0;
   std::int64_t max_ = 0;
   mutable std::vector<std::int64_t> samples_;  // exact mode; sorted lazily by percentile()

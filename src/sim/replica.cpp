@@ -140,7 +140,6 @@ std::optional<TimeNs> Replica::start_step(TimeNs now) {
   for (RequestPool::Slot slot : pending_swap_ins_) {
     Request& r = request(slot);
     link_free_ns_ += cost_model_->swap_time(r.swap_bytes);
-    r.swap_done_ns = link_free_ns_;
     ctx_.metrics->swap_in_bytes += r.swap_bytes;
     ctx_.events->push(link_free_ns_, EventKind::kSwapInDone, index_, slot);
   }

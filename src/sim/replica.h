@@ -19,6 +19,7 @@
 #include <optional>
 #include <vector>
 
+#include "common/int128.h"
 #include "common/units.h"
 #include "cost/cost_model.h"
 #include "memory/accounting.h"
@@ -46,7 +47,7 @@ class RequestSink {
 
 // Time integrals of one replica's queue lengths, in requests × ns.
 struct ReplicaIntegrals {
-  __extension__ using U128 = unsigned __int128;
+  using U128 = UInt128;
   U128 running = 0, waiting = 0;
   TimeNs elapsed = 0;
 };
@@ -107,8 +108,6 @@ class Replica {
 
   // --- for schedulers ---
 
-  const SimOptions& options() const { return options_; }
-  TimeNs now() const { return now_; }
   Request& request(RequestPool::Slot slot) { return (*ctx_.pool)[slot]; }
   std::deque<RequestPool::Slot>& waiting() { return waiting_; }
   std::vector<RequestPool::Slot>& running() { return running_; }

@@ -60,8 +60,7 @@ struct Request {
   std::int64_t kv_tokens = 0;       // tokens the allocator holds room for (>= computed)
   std::int64_t cached_tokens = 0;   // prefix-cache hits over all admissions
   std::int32_t num_preemptions = 0;
-  TimeNs swap_done_ns = 0;  // kSwappingIn: when the copy completes
-  Bytes swap_bytes = 0;     // kSwapped, kSwappingIn: bytes the last swap moved
+  Bytes swap_bytes = 0;  // kSwapped, kSwappingIn: bytes the last swap moved
 
   std::int64_t final_tokens() const { return prompt_tokens + output_tokens; }
 };

@@ -14,7 +14,7 @@ class Replica;
 class Scheduler {
  public:
   virtual ~Scheduler() = default;
-  // Fills replica.plan() (cleared by the caller) for a step starting at replica.now(). May admit,
+  // Fills replica.plan() (cleared by the caller) for the replica's next step. May admit,
   // grow, preempt, reject and swap requests. An empty plan means nothing can run now.
   virtual void schedule(Replica& replica) = 0;
   // Whether finished requests keep their KV until the scheduler releases them (static batching

@@ -269,7 +269,6 @@ SimResult Simulator::run() {
   result.num_replicas = opts_.num_replicas;
   result.capacity_slots = capacity;
   result.bytes_per_slot = replicas_.front()->bytes_per_slot();
-  result.capacity_bytes = static_cast<Bytes>(capacity) * result.bytes_per_slot;
   result.capacity_bytes = replicas_.front()->accounting().capacity;
   ReplicaIntegrals sum;
   memory::TimeWeightedAccounting::Int128 ts = 0, rs = 0, in = 0, ex = 0, fr = 0;

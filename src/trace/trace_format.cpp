@@ -33,10 +33,6 @@ std::string unquote(std::string_view cell) {
   return std::string(trim(cell));
 }
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 }  // namespace
 
 std::string_view format_name(TraceFormat format) {
@@ -77,7 +73,7 @@ TraceFormat detect_trace_format(const std::string& path, std::string_view first_
     if (has_all(k.header)) return k.format;
   }
   const std::string lower_path = to_lower(path);
-  if (line.empty() && (ends_with(lower_path, ".jsonl") || ends_with(lower_path, ".json"))) {
+  if (line.empty() && (lower_path.ends_with(".jsonl") || lower_path.ends_with(".json"))) {
     return TraceFormat::kMooncake;
   }
   const std::string shown =

@@ -11,6 +11,7 @@
 #include "test_util.h"
 
 using kvsim::test::run_kvsim;
+using kvsim::test::slurp;
 using kvsim::test::temp_dir;
 using kvsim::test::write_temp_file;
 using nlohmann::json;
@@ -20,13 +21,6 @@ namespace {
 bool exists(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 int files_in(const std::string& dir) {

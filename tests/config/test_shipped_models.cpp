@@ -30,12 +30,13 @@ TEST_CASE("the catalog ships the 13 models and 9 GPUs the issue names", "[config
 
 TEST_CASE("every shipped model loads, names itself after its file and cites a source",
           "[config][catalog]") {
-  for (const ModelSpec& m : config::shipped_models()) {
-    INFO(m.name);
+  for (const std::string& name : config::model_names()) {
+    INFO(name);
+    const ModelSpec m = config::load_model(name);
+    CHECK(m.name == name);
     CHECK(!m.source.empty());
     CHECK(!m.display_name.empty());
     CHECK(static_cast<std::int64_t>(m.layer_kinds.size()) == m.num_layers);
-    CHECK(config::load_model(m.name).name == m.name);
   }
 }
 
@@ -63,8 +64,6 @@ TEST_CASE("KV bytes per token of every shipped model at its own 16-bit dtype", "
     const ModelSpec m = config::load_model(name);
     CHECK(kv_bytes_per_token(m, auto_format(m)) == bytes);
   }
-  CHECK(expected.at("opt-13b") == 819'200);
-  CHECK(expected.at("llama-3-70b") == 327'680);
 }
 
 TEST_CASE("window models: Mistral caps every layer, Gemma 2 every other layer",

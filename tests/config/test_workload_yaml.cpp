@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "config/workload_yaml.h"
+#include "test_util.h"
 
 using namespace kvsim;
 using kvsim::config::load_yaml_text;
@@ -21,12 +22,7 @@ WorkloadOptions parse(const std::string& yaml) {
 }
 
 std::string error_of(const std::string& yaml) {
-  try {
-    parse(yaml);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return kvsim::test::error_of([&] { parse(yaml); });
 }
 
 }  // namespace

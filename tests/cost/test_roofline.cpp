@@ -7,6 +7,7 @@
 #include "cost/cost_fixtures.h"
 #include "cost/ops.h"
 #include "cost/roofline_model.h"
+#include "model/kv_math.h"
 
 using namespace kvsim;
 using cost::PrefillChunk;
@@ -96,7 +97,7 @@ TEST_CASE("Llama-3-70B TP4 decode of 64 sequences at context 4,096: FLOPs and by
   CHECK(ops.at("attn_decode").bytes == 80.0 * (64.0 * 16 * 256 * 2 + keys * 1024 + 64.0 * 1024));
   CHECK(ops.at("attn_decode").flops == 80.0 * 2 * keys * 16 * 256);
   // The KV read alone is 64 × 4097 × 81,920 B (= 327,680 B per token / 4 GPUs).
-  CHECK(80.0 * keys * 1024 == 64.0 * 4097 * 81920);
+  CHECK(model::kv_bytes_per_token(test::llama3_70b(), model::KvFormat{}, 4) == 80 * 1024);
   // Weights dominate the GEMM bytes: QKV reads 8192 × 2560 × 2 B per layer.
   CHECK(ops.at("qkv_proj").bytes == 80.0 * 2 * (64.0 * 8192 + 8192.0 * 2560 + 64.0 * 2560));
   CHECK(ops.at("lm_head").flops == 2.0 * 64 * 32064 * 8192);

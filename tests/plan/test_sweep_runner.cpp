@@ -44,8 +44,6 @@ std::vector<std::string> lines_of(const std::string& path) {
 
 TEST_CASE("job_key: stable 16-hex-digit hash of the inputs text", "[plan][runner]") {
   CHECK(job_key("").size() == 16);
-  CHECK(job_key("model=llama-3-70b gpu=h100-sxm tp=4") ==
-        job_key("model=llama-3-70b gpu=h100-sxm tp=4"));
   CHECK(job_key("tp=4") != job_key("tp=8"));
   CHECK(job_key("ab") != job_key("ba"));
   // Pinned (FNV-1a 64 then splitmix64, checked by hand): the key must not change between builds or

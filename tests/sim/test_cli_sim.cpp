@@ -10,15 +10,9 @@
 
 using kvsim::test::run_kvsim;
 using Json = nlohmann::ordered_json;
+using kvsim::test::slurp;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::string golden(const std::string& name) {
   return kvsim::test::source_dir() + "/tests/golden/" + name;

@@ -10,14 +10,9 @@
 
 #include "test_util.h"
 
-namespace {
+using kvsim::test::slurp;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+namespace {
 
 std::string strip_root(std::string text) {
   const std::string root = kvsim::test::source_dir() + "/";

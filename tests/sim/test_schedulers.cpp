@@ -153,4 +153,6 @@ TEST_CASE("static: finished rows keep their memory until the batch ends", "[sim]
   // R0 is done after the prefill, yet its block stays allocated for the 39 decode steps.
   const double held_slots = 16.0 * 40;  // R0's block × 40 ms
   CHECK(run.result.fraction.token_states * 160.0 * 40.0 >= held_slots);
+  // The peak tells: R0's block is still held beside R1's 4 blocks (55 tokens) at the last step.
+  CHECK(run.result.peak_used_bytes == 5 * 16 * alloc.bytes_per_slot);
 }

@@ -11,6 +11,7 @@
 
 using namespace kvsim;
 using namespace kvsim::test;
+using kvsim::test::slurp;
 using report::Json;
 
 namespace {
@@ -24,13 +25,6 @@ SimRun two_requests(sim::SimOptions opts) {
   cost.per_prefill_token_ns = 10 * kUs;
   cost.per_decode_ns = 100 * kUs;
   return run_sim(opts, {}, cost, {spec(0, 0, 100, 3), spec(1, 500 * kUs, 50, 2)});
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 }  // namespace

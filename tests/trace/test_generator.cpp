@@ -112,6 +112,9 @@ TEST_CASE("same seed, identical stream: another seed, another stream", "[trace][
   w.synthetic.seed = 8;
   const auto d = read_all(*Workload(w).open());
   REQUIRE(a.size() == 500);
+  REQUIRE(b.size() == a.size());
+  REQUIRE(c.size() == a.size());
+  REQUIRE(d.size() == a.size());
   bool differs = false;
   for (std::size_t i = 0; i < a.size(); ++i) {
     REQUIRE(a[i].arrival_ns == b[i].arrival_ns);
@@ -133,6 +136,8 @@ TEST_CASE("each purpose draws from its own stream: changing output lengths keeps
   const auto a = read_all(*Workload(w).open());
   w.synthetic.output = parse_length_dist("normal:50:10", {});
   const auto b = read_all(*Workload(w).open());
+  REQUIRE(a.size() == 200);
+  REQUIRE(b.size() == a.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
     REQUIRE(a[i].arrival_ns == b[i].arrival_ns);
     REQUIRE(a[i].prompt_tokens == b[i].prompt_tokens);

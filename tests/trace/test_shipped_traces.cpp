@@ -9,16 +9,7 @@
 #include "common/strings.h"
 #include "test_util.h"
 
-namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-}  // namespace
+using kvsim::test::slurp;
 
 TEST_CASE("every shipped trace is reproduced by its documented kvsim trace gen command",
           "[trace][shipped]") {
