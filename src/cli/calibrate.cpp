@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/flag_parse.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/strings.h"
@@ -40,10 +41,6 @@ struct CalibrateFlags {
   std::string format;
   std::string report;
 };
-
-Error flag_error(const char* flag, const std::string& message) {
-  return Error(ErrorLocation{"", 0, 0, flag}, message);
-}
 
 std::string today_utc() {
   const std::time_t now = std::time(nullptr);

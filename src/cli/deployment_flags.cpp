@@ -3,30 +3,13 @@
 #include <cmath>
 #include <cstdio>
 
+#include "cli/flag_parse.h"
 #include "common/error.h"
 #include "common/strings.h"
 #include "config/catalog.h"
 
 namespace kvsim::cli {
 namespace {
-
-std::int64_t parse_int_flag(const std::string& flag, const std::string& text,
-                            const std::string& expected) {
-  const auto v = parse_int(text);
-  if (!v) throw Error({"", 0, 0, flag}, "expected " + expected + ", got '" + text + "'");
-  return *v;
-}
-
-double parse_double_flag(const std::string& flag, const std::string& text,
-                         const std::string& expected) {
-  const auto v = parse_double(text);
-  if (!v) throw Error({"", 0, 0, flag}, "expected " + expected + ", got '" + text + "'");
-  return *v;
-}
-
-Error flag_error(const std::string& flag, const std::string& message) {
-  return Error({"", 0, 0, flag}, message);
-}
 
 constexpr std::int64_t kMaxBlockSize = 1 << 20;
 constexpr double kMaxGib = 1 << 20;  // 1 PiB: far above any GPU
@@ -54,7 +37,7 @@ void add_deployment_flags(CLI::App* command, DeploymentFlags& flags) {
           "--tensor-parallel-size,--tp",
           [&flags](const std::string& s) {
             flags.tensor_parallel_size =
-                parse_int_flag("--tensor-parallel-size", s, "a positive integer");
+                int_flag("--tensor-parallel-size", s, "a positive integer");
           },
           "GPUs one model replica is split over (tensor parallelism)")
       ->default_str(std::to_string(flags.tensor_parallel_size));
@@ -63,7 +46,7 @@ void add_deployment_flags(CLI::App* command, DeploymentFlags& flags) {
           "--gpu-memory-utilization",
           [&flags](const std::string& s) {
             flags.gpu_memory_utilization =
-                parse_double_flag("--gpu-memory-utilization", s, "a number in (0, 1]");
+                double_flag("--gpu-memory-utilization", s, "a number in (0, 1]");
           },
           "Fraction of each GPU's memory the server may use (weights, activations, KV)")
       ->default_str("0.9");
@@ -71,14 +54,14 @@ void add_deployment_flags(CLI::App* command, DeploymentFlags& flags) {
       ->add_option_function<std::string>(
           "--block-size",
           [&flags](const std::string& s) {
-            flags.block_size = parse_int_flag("--block-size", s, "a positive integer (tokens)");
+            flags.block_size = int_flag("--block-size", s, "a positive integer (tokens)");
           },
           "Tokens per KV-cache block")
       ->default_str(std::to_string(flags.block_size));
   command->add_option_function<std::string>(
       "--max-model-len",
       [&flags](const std::string& s) {
-        flags.max_model_len = parse_int_flag("--max-model-len", s, "a positive integer (tokens)");
+        flags.max_model_len = int_flag("--max-model-len", s, "a positive integer (tokens)");
         if (flags.max_model_len <= 0) {
           throw flag_error("--max-model-len",
                            "expected a positive integer (tokens), got '" + s + "'");
@@ -94,7 +77,7 @@ void add_deployment_flags(CLI::App* command, DeploymentFlags& flags) {
       ->add_option_function<std::string>(
           "--kv-scale-group-size",
           [&flags](const std::string& s) {
-            flags.kv_scale_group_size = parse_int_flag(
+            flags.kv_scale_group_size = int_flag(
                 "--kv-scale-group-size", s, "a non-negative integer (elements per fp16 scale)");
           },
           "Quantized KV caches: one fp16 scale per this many elements of a head (0 = none)")
@@ -104,7 +87,7 @@ void add_deployment_flags(CLI::App* command, DeploymentFlags& flags) {
           "--activation-reserve-gib",
           [&flags](const std::string& s) {
             flags.activation_reserve_gib =
-                parse_double_flag("--activation-reserve-gib", s, "a non-negative number (GiB)");
+                double_flag("--activation-reserve-gib", s, "a non-negative number (GiB)");
           },
           "GPU memory kept for forward-pass activations, GiB per GPU (default: estimated from "
           "the model; 'kvsim kv' shows it)")
@@ -114,7 +97,7 @@ void add_deployment_flags(CLI::App* command, DeploymentFlags& flags) {
           "--runtime-overhead-gib",
           [&flags](const std::string& s) {
             flags.runtime_overhead_gib =
-                parse_double_flag("--runtime-overhead-gib", s, "a non-negative number (GiB)");
+                double_flag("--runtime-overhead-gib", s, "a non-negative number (GiB)");
           },
           "GPU memory taken by the CUDA context, workspaces, NCCL and CUDA graphs, GiB per GPU")
       ->default_str("2");

@@ -1,6 +1,7 @@
 // kvsim kv: closed-form KV-cache memory math for one model, precision and tensor-parallel split.
 #include "cli/commands.h"
 #include "cli/deployment_flags.h"
+#include "cli/flag_parse.h"
 #include "common/error.h"
 #include "common/strings.h"
 #include "model/kv_math.h"
@@ -16,14 +17,6 @@ struct KvOptions {
   bool compare_attention = false;
   report::OutputOptions output;
 };
-
-std::int64_t positive_flag(const std::string& flag, const std::string& text) {
-  const auto v = parse_int(text);
-  if (!v || *v < 1) {
-    throw Error({"", 0, 0, flag}, "expected a positive integer, got '" + text + "'");
-  }
-  return *v;
-}
 
 // MHA, the model's own layout, a GQA-8 reference for MHA/MQA models, MQA; or for MLA models
 // MHA, MLA and MQA.
@@ -115,12 +108,12 @@ void register_kv(CLI::App& app) {
   command
       ->add_option_function<std::string>(
           "--batch",
-          [options](const std::string& s) { options->batch = positive_flag("--batch", s); },
+          [options](const std::string& s) { options->batch = int_at_least("--batch", s, 1); },
           "Sequences for the batch × context total")
       ->default_str("1");
   command->add_option_function<std::string>(
       "--context",
-      [options](const std::string& s) { options->context = positive_flag("--context", s); },
+      [options](const std::string& s) { options->context = int_at_least("--context", s, 1); },
       "Tokens per sequence (default: the max model length)");
   command->add_flag(
       "--compare-attention", options->compare_attention,

@@ -15,6 +15,7 @@
 
 #include "cli/commands.h"
 #include "cli/deployment_flags.h"
+#include "cli/flag_parse.h"
 #include "cli/serving_flags.h"
 #include "cli/workload_flags.h"
 #include "common/error.h"
@@ -93,15 +94,6 @@ struct PlanFlags {
   report::OutputOptions output;
 };
 
-double number_flag(const std::string& flag, const std::string& text, double min, double max,
-                   const std::string& expected) {
-  const auto v = parse_double(trim(text));
-  if (!v || *v < min || *v > max) {
-    throw Error({"", 0, 0, flag}, "expected " + expected + ", got '" + text + "'");
-  }
-  return *v;
-}
-
 plan::SloSpec slo_for(const config::Scenario& s, const config::PlanSection& section,
                       const PlanFlags& f) {
   plan::SloSpec slo;
@@ -122,19 +114,22 @@ plan::SloSpec slo_for(const config::Scenario& s, const config::PlanSection& sect
   }
   const double kMaxMs = 1e12;
   if (!f.slo_ttft.empty())
-    slo.ttft.target_s = number_flag("--slo-ttft", f.slo_ttft, 0, kMaxMs, "milliseconds") / 1e3;
+    slo.ttft.target_s =
+        number_in("--slo-ttft", f.slo_ttft, 0, kMaxMs, /*open_low=*/false, "milliseconds") / 1e3;
   if (!f.slo_tpot.empty())
-    slo.tpot.target_s = number_flag("--slo-tpot", f.slo_tpot, 0, kMaxMs, "milliseconds") / 1e3;
+    slo.tpot.target_s =
+        number_in("--slo-tpot", f.slo_tpot, 0, kMaxMs, /*open_low=*/false, "milliseconds") / 1e3;
   if (!f.slo_e2e.empty())
-    slo.e2e.target_s = number_flag("--slo-e2e", f.slo_e2e, 0, kMaxMs, "milliseconds") / 1e3;
+    slo.e2e.target_s =
+        number_in("--slo-e2e", f.slo_e2e, 0, kMaxMs, /*open_low=*/false, "milliseconds") / 1e3;
   if (!f.slo_percentile.empty()) {
-    const double p =
-        number_flag("--slo-percentile", f.slo_percentile, 1e-9, 100, "a percentile in (0, 100]");
+    const double p = number_in("--slo-percentile", f.slo_percentile, 1e-9, 100, /*open_low=*/false,
+                               "a percentile in (0, 100]");
     slo.ttft.percentile = slo.tpot.percentile = slo.e2e.percentile = p;
   }
   if (!f.slo_attainment.empty()) {
-    slo.attainment =
-        number_flag("--slo-attainment", f.slo_attainment, 0, 1, "a fraction in [0, 1]");
+    slo.attainment = number_in("--slo-attainment", f.slo_attainment, 0, 1, /*open_low=*/false,
+                               "a fraction in [0, 1]");
   }
   plan::validate_slo(slo);
   return slo;
@@ -152,23 +147,24 @@ plan::SearchOptions search_for(const config::PlanSection& section, const PlanFla
   if (s.max_probes) o.max_probes = static_cast<int>(*s.max_probes);
   const double kBig = 1e12;
   if (!f.search_start.empty()) {
-    o.start_rate_rps = number_flag("--search-start-rate", f.search_start, 1e-12, kBig,
-                                   "a positive number of requests/s");
+    o.start_rate_rps = number_in("--search-start-rate", f.search_start, 1e-12, kBig,
+                                 /*open_low=*/false, "a positive number of requests/s");
   }
   if (!f.search_growth.empty()) {
-    o.growth = number_flag("--search-growth", f.search_growth, 1, kBig, "a factor above 1");
+    o.growth = number_in("--search-growth", f.search_growth, 1, kBig, /*open_low=*/false,
+                         "a factor above 1");
   }
   if (!f.search_tolerance.empty()) {
-    o.rel_tolerance =
-        number_flag("--search-tolerance", f.search_tolerance, 0, 1, "a fraction in (0, 1)");
+    o.rel_tolerance = number_in("--search-tolerance", f.search_tolerance, 0, 1, /*open_low=*/false,
+                                "a fraction in (0, 1)");
   }
   if (!f.search_min.empty()) {
-    o.min_rate_rps = number_flag("--search-min-rate", f.search_min, 1e-12, kBig,
-                                 "a positive number of requests/s");
+    o.min_rate_rps = number_in("--search-min-rate", f.search_min, 1e-12, kBig, /*open_low=*/false,
+                               "a positive number of requests/s");
   }
   if (!f.search_max.empty()) {
-    o.max_rate_rps = number_flag("--search-max-rate", f.search_max, 1e-12, kBig,
-                                 "a positive number of requests/s");
+    o.max_rate_rps = number_in("--search-max-rate", f.search_max, 1e-12, kBig, /*open_low=*/false,
+                               "a positive number of requests/s");
   }
   if (!f.search_max_probes.empty()) {
     const auto n = parse_int(trim(f.search_max_probes));
@@ -192,8 +188,8 @@ std::vector<std::pair<std::string, double>> price_overrides(const config::PlanSe
     if (eq == std::string::npos || eq == 0) {
       throw Error({"", 0, 0, "--gpu-price"}, "expected GPU=USD_PER_HOUR, got '" + spec + "'");
     }
-    const double usd =
-        number_flag("--gpu-price", spec.substr(eq + 1), 0, 1e6, "a price in USD per GPU-hour");
+    const double usd = number_in("--gpu-price", spec.substr(eq + 1), 0, 1e6, /*open_low=*/false,
+                                 "a price in USD per GPU-hour");
     const std::string gpu = spec.substr(0, eq);
     std::erase_if(prices, [&](const auto& p) { return p.first == gpu; });
     prices.emplace_back(gpu, usd);
@@ -325,8 +321,8 @@ void run_plan(PlanFlags& f) {
   const auto prices = price_overrides(grid.plan, f);
   std::optional<double> target = grid.plan.target_rate;
   if (!f.target_rate.empty()) {
-    target =
-        number_flag("--target-rate", f.target_rate, 1e-12, 1e12, "a positive number of requests/s");
+    target = number_in("--target-rate", f.target_rate, 1e-12, 1e12, /*open_low=*/false,
+                       "a positive number of requests/s");
   }
 
   std::vector<PreparedPoint> points;

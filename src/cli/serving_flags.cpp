@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/flag_parse.h"
 #include "common/error.h"
 #include "common/format.h"
 #include "common/strings.h"
@@ -19,10 +20,6 @@
 namespace kvsim::cli {
 namespace {
 
-Error flag_error(const std::string& flag, const std::string& message) {
-  return Error(ErrorLocation{"", 0, 0, flag}, message);
-}
-
 template <typename Enum, typename Parse>
 Enum choice(const std::string& flag, const std::string& value, Parse parse,
             const std::vector<std::string>& names) {
@@ -32,26 +29,6 @@ Enum choice(const std::string& flag, const std::string& value, Parse parse,
                                did_you_mean(value, names));
   }
   return *parsed;
-}
-
-std::int64_t int_at_least(const std::string& flag, const std::string& text, std::int64_t lo) {
-  const auto v = parse_int(text);
-  if (!v || *v < lo) {
-    throw flag_error(flag, std::string("expected ") +
-                               (lo <= 0 ? "a non-negative integer" : "a positive integer") +
-                               (lo > 1 ? " >= " + std::to_string(lo) : "") + ", got '" + text +
-                               "'");
-  }
-  return *v;
-}
-
-// A finite number in (lo, hi] when open_low, else [lo, hi].
-double number_in(const std::string& flag, const std::string& text, double lo, double hi,
-                 bool open_low, const std::string& expected) {
-  const auto v = parse_double(text);
-  const bool ok = v && (open_low ? *v > lo : *v >= lo) && *v <= hi;
-  if (!ok) throw flag_error(flag, "expected " + expected + ", got '" + text + "'");
-  return *v;
 }
 
 // One line on stderr, rewritten in place, at most ten times a second; only on a terminal.
