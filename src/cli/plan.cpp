@@ -353,7 +353,7 @@ void run_plan(PlanFlags& f) {
         } catch (const Error& e) {
           return compact(report::deployment_error_record(e.message()));
         }
-        plan::PlanTarget target_i{built, p.run.scenario.sim, p.run.scenario.workload};
+        plan::PlanTarget target_i{built, p.run.scenario.sim, p.run.workload};
         const plan::DeploymentPlan dp = plan::plan_deployment(target_i, {p.slo, search});
         return compact(report::deployment_record(dp, p.slo));
       },

@@ -37,7 +37,11 @@ class AttainmentCounter final : public sim::SimObserver {
 }  // namespace
 
 WorkloadShape measure_workload(const trace::WorkloadOptions& workload) {
-  const auto reader = trace::open_workload(workload);
+  return measure_workload(trace::Workload(workload));
+}
+
+WorkloadShape measure_workload(const trace::Workload& workload) {
+  const auto reader = workload.open();
   trace::RequestSpec r;
   std::int64_t n = 0;
   TimeNs first = 0, last = 0;
@@ -71,9 +75,7 @@ Probe run_probe(const PlanTarget& target, const SloSpec& slo, double base_rate_r
   Probe p;
   p.rate_rps = rate_rps;
   p.rate_scale = rate_rps / base_rate_rps;
-  trace::WorkloadOptions w = target.workload;
-  w.transforms.rate_scale *= p.rate_scale;
-  const auto reader = trace::open_workload(w);
+  const auto reader = target.workload->open(p.rate_scale);
 
   sim::SimOptions options = target.options;
   options.slo = sim_slo(slo);
@@ -101,7 +103,7 @@ Probe run_probe(const PlanTarget& target, const SloSpec& slo, double base_rate_r
 DeploymentPlan plan_deployment(const PlanTarget& target, const PlanSettings& settings) {
   validate_slo(settings.slo);
   DeploymentPlan plan;
-  const WorkloadShape shape = measure_workload(target.workload);
+  const WorkloadShape shape = measure_workload(*target.workload);
   plan.base_rate_rps = shape.rate_rps;
   plan.num_requests = shape.num_requests;
   SearchOptions search = settings.search;

@@ -26,8 +26,9 @@ namespace kvsim::plan {
 // One deployment, ready to simulate at any rate.
 struct PlanTarget {
   std::shared_ptr<const sim::BuiltDeployment> deployment;
-  sim::SimOptions options;          // replicas, scheduler, ... (slo is set from the SloSpec)
-  trace::WorkloadOptions workload;  // at its own rate (the base of the scaling)
+  sim::SimOptions options;  // replicas, scheduler, ... (slo is set from the SloSpec)
+  // At its own rate (the base of the scaling); built once, reopened by every probe.
+  std::shared_ptr<const trace::Workload> workload;
 };
 
 struct PlanSettings {
@@ -58,6 +59,7 @@ struct WorkloadShape {
 };
 // Reads the workload once. Throws kvsim::Error (field "workload") when it has fewer than two
 // requests or all arrive at once: no rate to scale.
+WorkloadShape measure_workload(const trace::Workload& workload);
 WorkloadShape measure_workload(const trace::WorkloadOptions& workload);
 
 // The SimOptions SLO block matching `slo` (its targets; one percentile for all: the TTFT one,

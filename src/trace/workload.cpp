@@ -353,7 +353,7 @@ Workload::~Workload() = default;
 Workload::Workload(const Workload&) = default;
 Workload& Workload::operator=(const Workload&) = default;
 
-std::unique_ptr<TraceReader> Workload::open() const {
+std::unique_ptr<TraceReader> Workload::open(double rate_factor) const {
   std::unique_ptr<TraceReader> source;
   if (resolved_.source == WorkloadOptions::Source::kTrace) {
     source = open_trace_file(resolved_.trace);
@@ -363,7 +363,9 @@ std::unique_ptr<TraceReader> Workload::open() const {
     if (s.arrival == ArrivalProcess::kReplay) arrivals = open_trace_file(s.arrival_trace);
     source = make_synthetic_reader(s, lengths_, std::move(arrivals));
   }
-  return make_transform_reader(std::move(source), resolved_.transforms);
+  TransformOptions transforms = resolved_.transforms;
+  transforms.rate_scale *= rate_factor;
+  return make_transform_reader(std::move(source), transforms);
 }
 
 std::unique_ptr<TraceReader> open_workload(const WorkloadOptions& options) {

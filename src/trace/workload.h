@@ -144,9 +144,10 @@ class Workload {
   Workload(const Workload&);
   Workload& operator=(const Workload&);
 
-  // A fresh reader positioned at the first request. Trace files are opened here; a missing file
+  // A fresh reader positioned at the first request, its arrivals `rate_factor` × faster than the
+  // options say (on top of transforms.rate_scale). Trace files are opened here; a missing file
   // throws kvsim::Error.
-  std::unique_ptr<TraceReader> open() const;
+  std::unique_ptr<TraceReader> open(double rate_factor = 1.0) const;
 
   // The options with defaults resolved (rate and request count taken from lengths_from, replay
   // source filled in): what a report's inputs.workload should show.
