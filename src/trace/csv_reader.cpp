@@ -17,12 +17,12 @@ std::string FileReaderBase::describe() const {
 }
 
 bool FileReaderBase::order_arrival(TimeNs absolute_ns, bool is_request, int column,
-                                   const std::string& field, TimeNs& relative_ns, RowError& error) {
+                                   std::string_view field, TimeNs& relative_ns, RowError& error) {
   TimeNs ordered = absolute_ns;
   bool clamped = false;
   if (have_previous_ && absolute_ns < previous_ns_) {
     if (previous_ns_ - absolute_ns > kArrivalBackwardsTolerance) {
-      error = {column, field,
+      error = {column, std::string(field),
                "expected arrivals in non-decreasing order, got " +
                    format_ns_as_seconds(previous_ns_ - absolute_ns) +
                    " s before the previous row's (sort the trace by arrival)"};
@@ -47,18 +47,18 @@ void FileReaderBase::bad_row(const RowError& error) {
   ++stats_.bad_rows_skipped;
 }
 
-bool FileReaderBase::check_tokens(std::string_view text, int column, const std::string& field,
+bool FileReaderBase::check_tokens(std::string_view text, int column, std::string_view field,
                                   std::int64_t& out, RowError& error, bool allow_zero) {
   const ParseStatus status = parse_count(text, out);
   const char* expected = allow_zero ? "expected a non-negative integer (tokens), got "
                                     : "expected a positive integer (tokens), got ";
   if (status != ParseStatus::kOk || (out == 0 && !allow_zero)) {
-    error = {column, field, expected + quote_value(text)};
+    error = {column, std::string(field), expected + quote_value(text)};
     return false;
   }
   if (out > kMaxRequestTokens) {
     error = {
-        column, field,
+        column, std::string(field),
         "expected at most " + with_commas(kMaxRequestTokens) + " tokens, got " + quote_value(text)};
     return false;
   }
@@ -318,7 +318,7 @@ class CsvTraceReader final : public FileReaderBase {
     const bool failed = layout_.zero_output_fails && out.output_tokens == 0;
     out.session_id.clear();
     if (layout_.session >= 0) {
-      out.session_id = std::string(trim(fields_[static_cast<std::size_t>(layout_.session)].text));
+      out.session_id.assign(trim(fields_[static_cast<std::size_t>(layout_.session)].text));
     }
     out.prefix_hashes.clear();
     out.prefix_block_tokens = 0;

@@ -36,12 +36,12 @@ class FileReaderBase : public TraceReader {
   // request, clamped up when within tolerance) and returns true. `is_request` is false for rows
   // that are not replayed (failed requests): they are ordered but do not set the time origin.
   // On a backward step beyond tolerance fills `error` and returns false.
-  bool order_arrival(TimeNs absolute_ns, bool is_request, int column, const std::string& field,
+  bool order_arrival(TimeNs absolute_ns, bool is_request, int column, std::string_view field,
                      TimeNs& relative_ns, RowError& error);
   // A bad row: throws unless skipping, in which case counts it.
   void bad_row(const RowError& error);
   // Prompt / output token count: 1..kMaxRequestTokens. Fills `error` on failure.
-  static bool check_tokens(std::string_view text, int column, const std::string& field,
+  static bool check_tokens(std::string_view text, int column, std::string_view field,
                            std::int64_t& out, RowError& error, bool allow_zero = false);
 
   LineReader lines_;

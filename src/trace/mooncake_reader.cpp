@@ -45,15 +45,15 @@ class MooncakeReader final : public FileReaderBase {
     void skip_ws() {
       while (pos < s.size() && (s[pos] == ' ' || s[pos] == '\t')) ++pos;
     }
-    bool fail(const std::string& field, const std::string& message) {
-      *error = {column(), field, message};
+    bool fail(std::string_view field, const std::string& message) {
+      *error = {column(), std::string(field), message};
       return false;
     }
     std::string got() const {
       if (pos >= s.size()) return "the end of the line";
       return "'" + std::string(1, s[pos]) + "'";
     }
-    bool expect(char c, const std::string& field) {
+    bool expect(char c, std::string_view field) {
       skip_ws();
       if (pos < s.size() && s[pos] == c) {
         ++pos;
@@ -62,7 +62,7 @@ class MooncakeReader final : public FileReaderBase {
       return fail(field, std::string("expected '") + c + "', got " + got());
     }
     // A JSON string's raw content (escapes kept as written; keys we use have none).
-    bool string(std::string_view& out, const std::string& field) {
+    bool string(std::string_view& out, std::string_view field) {
       skip_ws();
       if (pos >= s.size() || s[pos] != '"') return fail(field, "expected a '\"', got " + got());
       const std::size_t begin = ++pos;
@@ -90,7 +90,7 @@ class MooncakeReader final : public FileReaderBase {
       return s.substr(begin, pos - begin);
     }
     // Any JSON value (for keys we do not use).
-    bool skip_value(const std::string& field, int depth = 0) {
+    bool skip_value(std::string_view field, int depth = 0) {
       skip_ws();
       if (pos >= s.size()) return fail(field, "expected a value, got the end of the line");
       if (depth > 64) return fail(field, "expected JSON nested at most 64 deep");
@@ -165,7 +165,7 @@ class MooncakeReader final : public FileReaderBase {
       std::string_view key;
       c.skip_ws();
       const int key_column = c.column();
-      if (!c.string(key, "") || !c.expect(':', std::string(key))) return false;
+      if (!c.string(key, "") || !c.expect(':', key)) return false;
       const auto duplicate = [&](bool& seen) {
         if (seen) {
           error = {key_column, std::string(key), "expected each key once, got it twice"};
@@ -198,7 +198,7 @@ class MooncakeReader final : public FileReaderBase {
         }
       } else if (key == "hash_ids") {
         if (!duplicate(have_hashes) || !parse_hashes(c, out)) return false;
-      } else if (!c.skip_value(std::string(key))) {
+      } else if (!c.skip_value(key)) {
         return false;
       }
       c.skip_ws();
