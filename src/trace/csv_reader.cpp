@@ -151,29 +151,6 @@ struct Layout {
   std::vector<std::string> names;  // header cells
 };
 
-struct ColumnNames {
-  const char* arrival;
-  const char* prompt;
-  const char* output;
-  const char* session;  // nullptr: none
-  const char* hashes;   // nullptr: none
-};
-
-ColumnNames column_names(TraceFormat format) {
-  switch (format) {
-    case TraceFormat::kNative:
-      return {"arrival_s", "prompt_tokens", "output_tokens", "session_id", "prefix_hashes"};
-    case TraceFormat::kAzure:
-      return {"TIMESTAMP", "ContextTokens", "GeneratedTokens", nullptr, nullptr};
-    case TraceFormat::kBurstGpt:
-      return {"Timestamp", "Request tokens", "Response tokens", "Session ID", nullptr};
-    case TraceFormat::kVidur:
-      return {"arrived_at", "num_prefill_tokens", "num_decode_tokens", nullptr, nullptr};
-    default:
-      return {nullptr, nullptr, nullptr, nullptr, nullptr};
-  }
-}
-
 class CsvTraceReader final : public FileReaderBase {
  public:
   CsvTraceReader(const TraceFileOptions& options, TraceFormat format)
@@ -218,7 +195,7 @@ class CsvTraceReader final : public FileReaderBase {
       throw row_error(options_.path, 1, error);
     }
     for (const auto& f : fields_) layout_.names.emplace_back(trim(f.text));
-    const ColumnNames names = column_names(format_);
+    const CsvColumns names = csv_columns(format_);
     const auto find = [&](const char* name) -> int {
       if (name == nullptr) return -1;
       const auto it = std::find(layout_.names.begin(), layout_.names.end(), name);
@@ -239,8 +216,10 @@ class CsvTraceReader final : public FileReaderBase {
     layout_.hashes = find(names.hashes);
     layout_.datetime = format_ == TraceFormat::kAzure;
     layout_.zero_output_fails = format_ == TraceFormat::kBurstGpt;
-    for (const char* required : {names.arrival, names.prompt, names.output}) {
-      if (find(required) < 0) {
+    for (const auto& [index, required] :
+         {std::pair{layout_.arrival, names.arrival}, std::pair{layout_.prompt, names.prompt},
+          std::pair{layout_.output, names.output}}) {
+      if (index < 0) {
         throw Error(ErrorLocation{options_.path, 1, 1, required},
                     "expected a column '" + std::string(required) + "' in the " + format_text +
                         " header, got '" + std::string(line.substr(0, 120)) + "'" +
@@ -249,8 +228,8 @@ class CsvTraceReader final : public FileReaderBase {
     }
     if (format_ == TraceFormat::kNative) {
       // The native format is ours: unknown columns are typos, not extra data.
-      const std::vector<std::string> known = {"arrival_s", "prompt_tokens", "output_tokens",
-                                              "session_id", "prefix_hashes"};
+      const std::vector<std::string> known = {names.arrival, names.prompt, names.output,
+                                              names.session, names.hashes};
       for (std::size_t i = 0; i < layout_.names.size(); ++i) {
         if (std::find(known.begin(), known.end(), layout_.names[i]) == known.end()) {
           throw Error(ErrorLocation{options_.path, 1, fields_[i].column, layout_.names[i]},

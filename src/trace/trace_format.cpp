@@ -10,17 +10,13 @@ namespace {
 struct Known {
   TraceFormat format;
   const char* name;
-  std::vector<std::string> header;  // required header columns, for detection
 };
 
 const std::vector<Known>& known_formats() {
   static const std::vector<Known> kKnown = {
-      {TraceFormat::kAuto, "auto", {}},
-      {TraceFormat::kNative, "native", {"arrival_s", "prompt_tokens", "output_tokens"}},
-      {TraceFormat::kAzure, "azure", {"TIMESTAMP", "ContextTokens", "GeneratedTokens"}},
-      {TraceFormat::kMooncake, "mooncake", {}},
-      {TraceFormat::kBurstGpt, "burstgpt", {"Timestamp", "Request tokens", "Response tokens"}},
-      {TraceFormat::kVidur, "vidur", {"arrived_at", "num_prefill_tokens", "num_decode_tokens"}},
+      {TraceFormat::kAuto, "auto"},         {TraceFormat::kNative, "native"},
+      {TraceFormat::kAzure, "azure"},       {TraceFormat::kMooncake, "mooncake"},
+      {TraceFormat::kBurstGpt, "burstgpt"}, {TraceFormat::kVidur, "vidur"},
   };
   return kKnown;
 }
@@ -59,18 +55,34 @@ TraceFormat parse_trace_format(std::string_view name, const ErrorLocation& where
                          std::string(name) + "'" + did_you_mean(name, names));
 }
 
+CsvColumns csv_columns(TraceFormat format) {
+  switch (format) {
+    case TraceFormat::kNative:
+      return {"arrival_s", "prompt_tokens", "output_tokens", "session_id", "prefix_hashes"};
+    case TraceFormat::kAzure:
+      return {"TIMESTAMP", "ContextTokens", "GeneratedTokens", nullptr, nullptr};
+    case TraceFormat::kBurstGpt:
+      return {"Timestamp", "Request tokens", "Response tokens", "Session ID", nullptr};
+    case TraceFormat::kVidur:
+      return {"arrived_at", "num_prefill_tokens", "num_decode_tokens", nullptr, nullptr};
+    case TraceFormat::kAuto:
+    case TraceFormat::kMooncake:
+      break;
+  }
+  return {};
+}
+
 TraceFormat detect_trace_format(const std::string& path, std::string_view first_line) {
   const std::string_view line = trim(first_line);
   if (!line.empty() && line.front() == '{') return TraceFormat::kMooncake;
   std::vector<std::string> columns;
   for (const auto cell : split(line, ',')) columns.push_back(unquote(cell));
-  const auto has_all = [&](const std::vector<std::string>& wanted) {
-    return !wanted.empty() && std::all_of(wanted.begin(), wanted.end(), [&](const std::string& w) {
-      return std::find(columns.begin(), columns.end(), w) != columns.end();
-    });
+  const auto has = [&](const char* name) {
+    return std::find(columns.begin(), columns.end(), name) != columns.end();
   };
   for (const auto& k : known_formats()) {
-    if (has_all(k.header)) return k.format;
+    const CsvColumns c = csv_columns(k.format);
+    if (c.arrival != nullptr && has(c.arrival) && has(c.prompt) && has(c.output)) return k.format;
   }
   const std::string lower_path = to_lower(path);
   if (line.empty() && (lower_path.ends_with(".jsonl") || lower_path.ends_with(".json"))) {

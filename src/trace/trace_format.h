@@ -26,6 +26,17 @@ std::vector<std::string> trace_format_names();
 // at `where` with a "did you mean" suggestion otherwise.
 TraceFormat parse_trace_format(std::string_view name, const ErrorLocation& where);
 
+// The header columns a CSV format reads (nullptr: the format has none of that kind); all nullptr
+// for kAuto and kMooncake. Detection looks for the arrival, prompt and output columns.
+struct CsvColumns {
+  const char* arrival = nullptr;
+  const char* prompt = nullptr;
+  const char* output = nullptr;
+  const char* session = nullptr;
+  const char* hashes = nullptr;
+};
+CsvColumns csv_columns(TraceFormat format);
+
 // The format of a file from its first line (header, or a JSON object) and its extension.
 // `first_line` has any BOM and line terminator removed. Throws kvsim::Error naming the file
 // (line 1) when no format matches, listing what was expected.
