@@ -27,31 +27,6 @@ Bytes row_bytes(std::int64_t num_heads, std::int64_t dim, const KvFormat& format
   return bytes;
 }
 
-// The KV geometry of one (non-MLA) layer: heads, K dim, V dim, whether V is stored.
-struct LayerGeometry {
-  std::int64_t kv_heads = 0;
-  std::int64_t k_dim = 0;
-  std::int64_t v_dim = 0;
-  bool stores_v = true;
-};
-
-LayerGeometry geometry(const ModelSpec& model, LayerKind kind) {
-  const AttentionSpec& a = model.attention;
-  LayerGeometry g;
-  g.kv_heads = a.num_kv_heads;
-  g.k_dim = a.head_dim;
-  g.v_dim = a.v_head_dim > 0 ? a.v_head_dim : a.head_dim;
-  if (kind == LayerKind::kFullAttention) {
-    if (a.full_layer_num_kv_heads > 0) g.kv_heads = a.full_layer_num_kv_heads;
-    if (a.full_layer_head_dim > 0) {
-      g.k_dim = a.full_layer_head_dim;
-      g.v_dim = a.full_layer_head_dim;
-    }
-    g.stores_v = !a.k_eq_v;
-  }
-  return g;
-}
-
 std::string divisibility_problem(const char* what, std::int64_t heads, std::int64_t tp) {
   if (tp <= heads) {
     if (heads % tp == 0) return {};
@@ -136,6 +111,23 @@ std::string tensor_parallel_problem(const ModelSpec& model, std::int64_t tp) {
   return {};
 }
 
+LayerKvGeometry layer_kv_geometry(const ModelSpec& model, LayerKind kind) {
+  const AttentionSpec& a = model.attention;
+  LayerKvGeometry g;
+  g.kv_heads = a.num_kv_heads;
+  g.k_dim = a.head_dim;
+  g.v_dim = a.v_head_dim > 0 ? a.v_head_dim : a.head_dim;
+  if (kind == LayerKind::kFullAttention) {
+    if (a.full_layer_num_kv_heads > 0) g.kv_heads = a.full_layer_num_kv_heads;
+    if (a.full_layer_head_dim > 0) {
+      g.k_dim = a.full_layer_head_dim;
+      g.v_dim = a.full_layer_head_dim;
+    }
+    g.stores_v = !a.k_eq_v;
+  }
+  return g;
+}
+
 std::int64_t kv_heads_per_rank(std::int64_t num_kv_heads, std::int64_t tp) {
   KVSIM_ASSERT(tp >= 1 && num_kv_heads >= 1, "kv_heads_per_rank: bad arguments");
   return tp <= num_kv_heads ? num_kv_heads / tp : 1;
@@ -153,7 +145,7 @@ Bytes kv_bytes_per_token_layer(const ModelSpec& model, std::int64_t layer, const
     // One latent per token, shared by all heads and stored whole on every rank.
     return row_bytes(1, a.mla.kv_lora_rank + a.mla.qk_rope_head_dim, format);
   }
-  const LayerGeometry g = geometry(model, kind);
+  const LayerKvGeometry g = layer_kv_geometry(model, kind);
   const std::int64_t heads = kv_heads_per_rank(g.kv_heads, tp);
   Bytes bytes = row_bytes(heads, g.k_dim, format);
   if (g.stores_v) bytes += row_bytes(heads, g.v_dim, format);

@@ -66,6 +66,17 @@ std::string tensor_parallel_problem(const ModelSpec& model, std::int64_t tp);
 // KV heads one rank stores: num_kv_heads / tp when tp <= num_kv_heads, else 1. Requires tp >= 1.
 std::int64_t kv_heads_per_rank(std::int64_t num_kv_heads, std::int64_t tp);
 
+// The KV geometry of one non-MLA layer of kind `kind`: the model's heads and dims, or a full
+// layer's own (full_layer_num_kv_heads / full_layer_head_dim, Gemma 4), V dropped on full layers
+// when attention.k_eq_v. Shared by the KV math, the weights, the cost model and the reports.
+struct LayerKvGeometry {
+  std::int64_t kv_heads = 0;
+  std::int64_t k_dim = 0;
+  std::int64_t v_dim = 0;
+  bool stores_v = true;
+};
+LayerKvGeometry layer_kv_geometry(const ModelSpec& model, LayerKind kind);
+
 // ---- Per token --------------------------------------------------------------------------------
 
 // Bytes one token occupies in layer `layer`'s cache on one GPU at degree `tp` (tp = 1: the whole

@@ -86,15 +86,11 @@ void for_each_tensor(const ModelSpec& m, std::int64_t tp,
               u64(mla.kv_lora_rank) * qh * u64(mla.qk_nope_head_dim + mla.v_head_dim));
       sharded(Part::kAttention, qh * u64(mla.v_head_dim) * h);  // o_proj
     } else if (has_attention) {
-      std::int64_t kv_heads = a.num_kv_heads;
-      std::int64_t k_dim = a.head_dim;
-      std::int64_t v_dim = a.v_head_dim > 0 ? a.v_head_dim : a.head_dim;
-      bool has_v = true;
-      if (kind == LayerKind::kFullAttention) {
-        if (a.full_layer_num_kv_heads > 0) kv_heads = a.full_layer_num_kv_heads;
-        if (a.full_layer_head_dim > 0) k_dim = v_dim = a.full_layer_head_dim;
-        has_v = !a.k_eq_v;
-      }
+      const LayerKvGeometry g = layer_kv_geometry(m, kind);
+      const std::int64_t kv_heads = g.kv_heads;
+      const std::int64_t k_dim = g.k_dim;
+      const std::int64_t v_dim = g.v_dim;
+      const bool has_v = g.stores_v;
       const std::uint64_t q_width = u64(a.num_q_heads * k_dim);
       const std::uint64_t o_width = u64(a.num_q_heads * v_dim);
       const std::uint64_t kv_rank_heads = u64(kv_heads_per_rank(kv_heads, tp));

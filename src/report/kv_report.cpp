@@ -36,14 +36,9 @@ std::string group_formula(const model::ModelSpec& m, const model::KvGroup& g,
     s = "(" + n(a.mla.kv_lora_rank) + " latent + " + n(a.mla.qk_rope_head_dim) + " rope) × " +
         plural(g.num_layers, "layer") + " × " + element_bytes(f);
   } else {
-    std::int64_t heads = a.num_kv_heads, k_dim = a.head_dim;
-    std::int64_t v_dim = a.v_head_dim > 0 ? a.v_head_dim : a.head_dim;
-    bool v = true;
-    if (g.kind == model::LayerKind::kFullAttention) {
-      if (a.full_layer_num_kv_heads > 0) heads = a.full_layer_num_kv_heads;
-      if (a.full_layer_head_dim > 0) k_dim = v_dim = a.full_layer_head_dim;
-      v = !a.k_eq_v;
-    }
+    const model::LayerKvGeometry lg = model::layer_kv_geometry(m, g.kind);
+    const std::int64_t heads = lg.kv_heads, k_dim = lg.k_dim, v_dim = lg.v_dim;
+    const bool v = lg.stores_v;
     const std::string tensors = !v ? "1 (K = V)" : (k_dim == v_dim ? "2 (K and V)" : "");
     if (!tensors.empty()) {
       s = tensors + " × " + plural(g.num_layers, "layer") + " × " + plural(heads, "KV head") +
