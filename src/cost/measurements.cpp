@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/strings.h"
+#include "model/kv_math.h"
 
 namespace kvsim::cost {
 namespace {
@@ -172,7 +173,7 @@ std::vector<Measurement> parse_vidur_mlp(const CsvFile& f) {
     const std::int64_t inter = row.integer("n_expanded_embd", true, 1);
     const bool gated = truthy(row.cell("use_gated_mlp"));
     const std::int64_t d = h / heads;
-    const std::int64_t kv_p = kv_heads >= p ? kv_heads / p : 1;
+    const std::int64_t kv_p = model::kv_heads_per_rank(kv_heads, p);
     // Each GPU holds whole heads and an even share of the MLP width (Vidur's sharding).
     const std::int64_t heads_p = heads / p;
     const std::int64_t inter_p = inter / p;
@@ -225,7 +226,7 @@ std::vector<Measurement> parse_vidur_attention(const CsvFile& f) {
     KernelShape s;
     s.dtype = model::Dtype::kFp16;
     s.q_heads = heads / p;
-    s.kv_heads = kv_heads >= p ? kv_heads / p : 1;
+    s.kv_heads = model::kv_heads_per_rank(kv_heads, p);
     s.head_dim = h / heads;
     s.batch = row.integer("batch_size", true, 1);
     s.kv_len = row.integer("kv_cache_size", true, 0);

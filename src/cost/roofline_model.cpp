@@ -355,17 +355,12 @@ RooflineCostModel::RooflineCostModel(const model::ModelSpec& m, const model::Har
       g.elementwise.push_back(
           {kNorms, 2.0 * static_cast<double>((hq + 1) * mla.qk_rope_head_dim) * a, 0});
     } else if (g.attention) {
-      const bool full_geom = key.kind == model::LayerKind::kFullAttention;
-      const std::int64_t kv_heads = full_geom && att.full_layer_num_kv_heads > 0
-                                        ? att.full_layer_num_kv_heads
-                                        : att.num_kv_heads;
-      const std::int64_t hd =
-          full_geom && att.full_layer_head_dim > 0 ? att.full_layer_head_dim : att.head_dim;
-      const std::int64_t vd = full_geom && att.full_layer_head_dim > 0
-                                  ? att.full_layer_head_dim
-                                  : (att.v_head_dim > 0 ? att.v_head_dim : att.head_dim);
-      const std::int64_t kvg = kv_heads >= p ? kv_heads / p : 1;
-      const std::int64_t kv_cols = att.k_eq_v ? kvg * hd : kvg * (hd + vd);
+      // The cache's own geometry: K = V (one tensor) only where the KV math stores no V.
+      const model::LayerKvGeometry lg = model::layer_kv_geometry(m, key.kind);
+      const std::int64_t hd = lg.k_dim;
+      const std::int64_t vd = lg.v_dim;
+      const std::int64_t kvg = model::kv_heads_per_rank(lg.kv_heads, p);
+      const std::int64_t kv_cols = lg.stores_v ? kvg * (hd + vd) : kvg * hd;
       g.gemms.push_back(gemm_t(kQkv, Rows::kTokens, hq * hd + kv_cols, h, 1, w));
       g.gemms.push_back(gemm_t(kOProj, Rows::kTokens, h, hq * vd, 1, w));
       AttentionGeometry geom;
@@ -378,12 +373,12 @@ RooflineCostModel::RooflineCostModel(const model::ModelSpec& m, const model::Har
       g.elementwise.push_back({kNorms, 2.0 * static_cast<double>((hq + kvg) * hd) * a, 0});  // rope
       if (m.qk_norm)
         g.elementwise.push_back({kNorms, 2.0 * static_cast<double>((hq + kvg) * hd) * a, 0});
-      if (!att.k_eq_v && hd == vd) {
+      if (lg.stores_v && hd == vd) {
         const std::array<std::int64_t, 3> f = {hq, kvg, hd};
         auto& fams = P.families.attention;
         if (std::find(fams.begin(), fams.end(), f) == fams.end()) fams.push_back(f);
       }
-      if (g.window == 0 && !att.k_eq_v && hd == vd) {
+      if (g.window == 0 && lg.stores_v && hd == vd) {
         g.prefill_table =
             find_table(OpClass::kAttnPrefill, d.kv,
                        {{"batch", 1}, {"q_heads", hq}, {"kv_heads", kvg}, {"head_dim", hd}});

@@ -139,6 +139,25 @@ TEST_CASE("Hybrid models cost window and full layers separately", "[cost]") {
   CHECK(ops.at("attn_decode").bytes == 16.0 * full + 16.0 * window);
 }
 
+TEST_CASE("Decode reads exactly the KV bytes the cache holds, per layer kind (K = V)", "[cost]") {
+  // Gemma 4's layout on Mistral's shape: full layers with their own geometry and K = V (one
+  // tensor), window layers with K and V. Below the window every layer reads every key, so one
+  // more key of context costs what one token occupies in the cache, V included where stored.
+  auto m = test::mistral_7b_window();
+  for (std::size_t i = 0; i < m.layer_kinds.size(); i += 2) {
+    m.layer_kinds[i] = model::LayerKind::kFullAttention;
+  }
+  m.attention.full_layer_num_kv_heads = 2;
+  m.attention.full_layer_head_dim = 256;
+  m.attention.k_eq_v = true;
+  const cost::RooflineCostModel model(m, test::h100_sxm(), {});
+  const double bytes_per_token = static_cast<double>(model::kv_bytes_per_token(m, {}));
+  CHECK(bytes_per_token == 16.0 * (2 * 256 * 2) + 16.0 * (2 * 8 * 128 * 2));
+  const double at_1000 = by_name(decode(model, 1, 1000)).at("attn_decode").bytes;
+  const double at_2000 = by_name(decode(model, 1, 2000)).at("attn_decode").bytes;
+  CHECK(at_2000 - at_1000 == 1000.0 * bytes_per_token);
+}
+
 // DeepSeek-V2-Lite, TP 1: the cache holds one latent of 512 + 64 elements per token per layer,
 // read once and shared by all 16 heads; absorbed decode attention works in the latent space.
 TEST_CASE("MLA decode reads the latent once for all heads; MoE touches top-k experts", "[cost]") {
