@@ -79,13 +79,7 @@ Timing time_allreduce(int num_gpus, std::size_t bytes, const TimingOptions& opti
     cudaFree(bufs[i]);
     ncclCommDestroy(comms[i]);
   }
-  std::sort(times.begin(), times.end());
-  Timing t;
-  t.repetitions = static_cast<int>(times.size());
-  t.min_s = times.front();
-  t.median_s = times.size() % 2 ? times[times.size() / 2]
-                                : 0.5 * (times[times.size() / 2 - 1] + times[times.size() / 2]);
-  return t;
+  return detail::summarize_times(std::move(times));
 }
 
 }  // namespace kvsim::kernels

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/cuda_check.h"
@@ -32,6 +33,17 @@ int rotations_for(int device, std::size_t set_bytes);
 // Element size in bytes.
 std::size_t elem_bytes(ElemType type);
 
+// The median and minimum of non-empty timings, in seconds.
+inline Timing summarize_times(std::vector<double> times) {
+  std::sort(times.begin(), times.end());
+  Timing t;
+  t.repetitions = static_cast<int>(times.size());
+  t.min_s = times.front();
+  t.median_s = times.size() % 2 ? times[times.size() / 2]
+                                : 0.5 * (times[times.size() / 2 - 1] + times[times.size() / 2]);
+  return t;
+}
+
 // Times `launch(rotation)` on `stream`: options.warmup untimed calls, then options.repetitions
 // timed ones with CUDA events; returns the median and minimum.
 template <class Launch>
@@ -55,13 +67,7 @@ Timing time_launches(const TimingOptions& options, int rotations, cudaStream_t s
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
-  std::sort(times.begin(), times.end());
-  Timing t;
-  t.repetitions = static_cast<int>(times.size());
-  t.min_s = times.front();
-  t.median_s = times.size() % 2 ? times[times.size() / 2]
-                                : 0.5 * (times[times.size() / 2 - 1] + times[times.size() / 2]);
-  return t;
+  return summarize_times(std::move(times));
 }
 
 // Device buffer freed on scope exit.

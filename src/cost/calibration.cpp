@@ -159,10 +159,7 @@ FitResult fit_profile(const std::vector<Measurement>& rows, const model::Hardwar
     }
     if (fr.empty()) continue;
     const std::string name(op_class_name(op));
-    const auto prior_it = hardware.cost.op_classes.find(name);
-    const model::OpClassProfile prior = prior_it != hardware.cost.op_classes.end()
-                                            ? prior_it->second
-                                            : default_op_class_profile(op);
+    const model::OpClassProfile prior = op_class_profile(hardware.cost, op);
     double fastest = std::numeric_limits<double>::infinity();
     for (const auto& r : fr) fastest = std::min(fastest, r.time - r.extra);
     fastest = std::max(fastest, 0.0);
@@ -246,9 +243,7 @@ Predictor::Predictor(const model::HardwareSpec& hardware, bool use_tables) {
   if (use_tables) impl->tables = TableIndex(hardware.cost.tables);
   for (int i = 0; i < kNumOpClasses; ++i) {
     const auto op = static_cast<OpClass>(i);
-    const auto it = hardware.cost.op_classes.find(std::string(op_class_name(op)));
-    impl->classes[static_cast<std::size_t>(i)] =
-        it != hardware.cost.op_classes.end() ? it->second : default_op_class_profile(op);
+    impl->classes[static_cast<std::size_t>(i)] = op_class_profile(hardware.cost, op);
   }
   impl_ = std::move(impl);
 }

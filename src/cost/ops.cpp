@@ -182,6 +182,13 @@ model::OpClassProfile default_op_class_profile(OpClass op) {
   return p;
 }
 
+model::OpClassProfile op_class_profile(const model::CostProfile& profile, OpClass op,
+                                       bool* defaulted) {
+  const auto it = profile.op_classes.find(std::string(op_class_name(op)));
+  if (defaulted != nullptr) *defaulted = it == profile.op_classes.end();
+  return it != profile.op_classes.end() ? it->second : default_op_class_profile(op);
+}
+
 KernelTime roofline_time(const model::OpClassProfile& profile, double peak_flops, double bandwidth,
                          double extra_latency_s, const Work& work) {
   KernelTime t;

@@ -112,6 +112,9 @@ std::string table_key(std::string_view op, std::string_view dtype,
 //   gemm 0.75/0.80/4 us, attn_prefill 0.50/0.80/5 us, attn_decode 0.50/0.75/5 us,
 //   allreduce -/0.70/8 us, memcpy -/0.90/3 us, elementwise -/0.70/3 us.
 model::OpClassProfile default_op_class_profile(OpClass op);
+// The profile's entry for `op`, else default_op_class_profile(op) (and *defaulted = true).
+model::OpClassProfile op_class_profile(const model::CostProfile& profile, OpClass op,
+                                       bool* defaulted = nullptr);
 
 // Roofline of one kernel: max(flops / (peak × η_c(log10 flops)), bytes / (bandwidth ×
 // η_m(log10 bytes))) + launch latency + extra_latency_s. Zero flops or bytes contribute nothing.

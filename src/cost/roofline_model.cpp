@@ -193,11 +193,8 @@ RooflineCostModel::RooflineCostModel(const model::ModelSpec& m, const model::Har
   } else if (d.weight == Dtype::kFp8) {
     d.activation = Dtype::kFp8;  // W8A8
   } else {
-    // As vLLM's --dtype auto serves them: 16-bit weights as they are, fp32 as fp16, quantized
-    // int8/int4 weights with bf16 activations (W8A16/W4A16).
-    d.activation = d.weight == Dtype::kFp16 || d.weight == Dtype::kBf16 ? d.weight
-                   : d.weight == Dtype::kFp32                           ? Dtype::kFp16
-                                                                        : Dtype::kBf16;
+    // As vLLM's --dtype auto serves them (int8/int4 weights run W8A16/W4A16).
+    d.activation = model::activation_dtype(d.weight);
   }
   d.kv = options.kv_dtype.value_or(d.activation == Dtype::kFp8 ? Dtype::kBf16 : d.activation);
   // fp8 activations mean W8A8: GEMMs run in fp8, everything else (attention, norms) in bf16.
@@ -212,13 +209,9 @@ RooflineCostModel::RooflineCostModel(const model::ModelSpec& m, const model::Har
   // Op-class profiles and roofs.
   for (int i = 0; i < kNumOpClasses; ++i) {
     const auto cls_id = static_cast<OpClass>(i);
-    const auto it = hw.cost.op_classes.find(std::string(op_class_name(cls_id)));
-    if (it != hw.cost.op_classes.end()) {
-      P.cls[i] = it->second;
-    } else {
-      P.cls[i] = default_op_class_profile(cls_id);
-      P.defaulted.emplace_back(op_class_name(cls_id));
-    }
+    bool defaulted = false;
+    P.cls[i] = op_class_profile(hw.cost, cls_id, &defaulted);
+    if (defaulted) P.defaulted.emplace_back(op_class_name(cls_id));
     const Dtype roof_dtype = cls_id == OpClass::kGemm ? d.gemm_compute : act16;
     P.roof[i] = roof_for(hw, cls_id, roof_dtype, cls_id == OpClass::kAllreduce ? p : 1);
   }
@@ -405,10 +398,7 @@ RooflineCostModel::RooflineCostModel(const model::ModelSpec& m, const model::Har
       }
       g.gemms.push_back(gemm_t(kMoe, Rows::kTokens, moe.num_experts, h, 1, w));  // router
       if (moe.num_shared_experts > 0) {
-        const std::int64_t shared =
-            moe.num_shared_experts * (moe.shared_expert_intermediate_size > 0
-                                          ? moe.shared_expert_intermediate_size
-                                          : moe.expert_intermediate_size);
+        const std::int64_t shared = moe.num_shared_experts * moe.shared_expert_size();
         const std::int64_t shared_p = ceil_div(shared, p);
         g.gemms.push_back(
             gemm_t(kMoe, Rows::kTokens, static_cast<std::int64_t>(gate) * shared_p, h, 1, w));

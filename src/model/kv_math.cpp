@@ -47,10 +47,14 @@ std::vector<std::string> kv_cache_dtype_names() {
 }
 
 Dtype activation_dtype(const ModelSpec& model) {
-  switch (model.weight_dtype) {
+  return activation_dtype(model.weight_dtype);
+}
+
+Dtype activation_dtype(Dtype weight) {
+  switch (weight) {
     case Dtype::kFp16:
     case Dtype::kBf16:
-      return model.weight_dtype;
+      return weight;
     case Dtype::kFp32:
       return Dtype::kFp16;
     default:
@@ -263,9 +267,7 @@ Bytes default_activation_reserve_bytes(const ModelSpec& model, std::int64_t tp, 
     if (b == BlockKind::kAttentionOnly || b == BlockKind::kMamba) continue;
     if (model.moe.is_moe_layer(i)) {
       const auto& m = model.moe;
-      const std::int64_t shared = m.num_shared_experts * (m.shared_expert_intermediate_size > 0
-                                                              ? m.shared_expert_intermediate_size
-                                                              : m.expert_intermediate_size);
+      const std::int64_t shared = m.num_shared_experts * m.shared_expert_size();
       mlp_width = std::max(mlp_width, m.experts_per_token * m.expert_intermediate_size + shared);
     } else {
       any_dense = true;

@@ -52,6 +52,8 @@ std::optional<KvFormat> kv_format_from_name(const ModelSpec& model, std::string_
                                             std::int64_t scale_group_size = 0);
 // The dtype "auto" resolves to for this model.
 Dtype activation_dtype(const ModelSpec& model);
+// The same rule for weights of type `weight`.
+Dtype activation_dtype(Dtype weight);
 // "bf16", "int4+fp16/64" (dtype, then scale type and group size when scaled).
 std::string kv_format_name(const KvFormat& format);
 

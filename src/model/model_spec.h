@@ -64,6 +64,11 @@ struct MoeSpec {
   Dtype expert_dtype = Dtype::kInt4;
   std::int64_t expert_scale_group_size = 0;
   bool enabled() const { return num_experts > 0; }
+  // Width of one shared expert's MLP (shared_expert_intermediate_size, else the routed size).
+  std::int64_t shared_expert_size() const {
+    return shared_expert_intermediate_size > 0 ? shared_expert_intermediate_size
+                                               : expert_intermediate_size;
+  }
   // True when decoder layer `layer` (0-based) has a routed-expert MLP rather than a dense one.
   bool is_moe_layer(std::int64_t layer) const {
     return enabled() && layer >= first_dense_layers &&

@@ -145,9 +145,7 @@ void for_each_tensor(const ModelSpec& m, std::int64_t tp,
         replicated(Part::kRouter, h * ne);
         if (m.mlp_bias) replicated(Part::kRouter, ne);
         if (e.num_shared_experts > 0) {
-          const std::uint64_t si =
-              u64(e.shared_expert_intermediate_size > 0 ? e.shared_expert_intermediate_size
-                                                        : e.expert_intermediate_size);
+          const std::uint64_t si = u64(e.shared_expert_size());
           sharded(Part::kSharedExperts, u64(e.num_shared_experts) * mats * h * si);
         }
       } else {

@@ -56,9 +56,7 @@ Json model_json(const model::ModelSpec& m) {
              {"experts_per_token", e.experts_per_token},
              {"expert_intermediate_size", e.expert_intermediate_size},
              {"num_shared_experts", e.num_shared_experts},
-             {"shared_expert_intermediate_size", e.shared_expert_intermediate_size > 0
-                                                     ? e.shared_expert_intermediate_size
-                                                     : e.expert_intermediate_size},
+             {"shared_expert_intermediate_size", e.shared_expert_size()},
              {"first_dense_layers", e.first_dense_layers},
              {"layer_interval", e.moe_layer_interval}};
     if (e.has_expert_dtype) {

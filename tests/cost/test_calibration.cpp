@@ -187,12 +187,7 @@ TEST_CASE("Measurement CSV: round trip and located errors", "[cost]") {
 
   const auto bad = [&](const std::string& row) {
     const std::string path = test::write_temp_file(dir, "bad.csv", header + row);
-    try {
-      cost::load_measurements(path, cost::MeasurementFormat::kAuto);
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
+    return test::error_of([&] { cost::load_measurements(path, cost::MeasurementFormat::kAuto); });
   };
   CHECK_THAT(bad("gemn,bf16,64,2560,8192,,,,,,,,,12.5\n"),
              Catch::Contains("bad.csv:2:1: op:") && Catch::Contains("did you mean 'gemm'"));

@@ -1,30 +1,14 @@
 #include <catch2/catch.hpp>
 
+#include "cost/cost_fixtures.h"  // test::llama3_70b: the DESIGN seed model
 #include "model/kv_math.h"
 #include "model/weights.h"
 
 using namespace kvsim;
 using namespace kvsim::model;
+using kvsim::test::llama3_70b;
 
 namespace {
-
-// Llama-3-70B as the DESIGN seed describes it (80 layers, 64 query heads, 8 KV heads of 128).
-ModelSpec llama3_70b() {
-  ModelSpec m;
-  m.name = "llama-3-70b";
-  m.num_layers = 80;
-  m.hidden_size = 8192;
-  m.intermediate_size = 28672;
-  m.vocab_size = 128256;
-  m.max_context = 8192;
-  m.weight_dtype = Dtype::kBf16;
-  m.attention.kind = AttentionKind::kGqa;
-  m.attention.num_q_heads = 64;
-  m.attention.num_kv_heads = 8;
-  m.attention.head_dim = 128;
-  m.layer_kinds.assign(80, LayerKind::kFullAttention);
-  return m;
-}
 
 KvFormat fmt(Dtype d, std::int64_t group = 0) {
   KvFormat f;
