@@ -63,6 +63,23 @@ ContiguousAllocator::Seq& ContiguousAllocator::resident(SeqId id) {
   return it->second;
 }
 
+bool ContiguousAllocator::place(Seq& s) {
+  if (s.num_tokens > placer_->extent_size(s.reserve)) return false;
+  const auto offset = placer_->allocate(s.reserve);
+  if (!offset) return false;
+  s.swapped = false;
+  s.offset = *offset;
+  s.extent = placer_->extent_size(s.reserve);
+  add(s, +1);
+  return true;
+}
+
+AllocatorStats ContiguousAllocator::stats() const {
+  AllocatorStats s = stats_;
+  s.cpu_bytes_in_use = static_cast<Bytes>(cpu_slots_used_) * bytes_per_slot_;
+  return s;
+}
+
 std::optional<AdmitResult> ContiguousAllocator::admit(const SeqInfo& seq, std::int64_t num_tokens) {
   KVSIM_ASSERT(num_tokens >= 0 && seq.prompt_tokens >= 0 && seq.prompt_tokens <= seq.final_tokens,
                "admit: token counts out of range");
@@ -72,18 +89,10 @@ std::optional<AdmitResult> ContiguousAllocator::admit(const SeqInfo& seq, std::i
   s.final_tokens = seq.final_tokens;
   s.num_tokens = num_tokens;
   s.reserve = reservation_slots(seq.prompt_tokens, seq.final_tokens);
-  if (num_tokens > placer_->extent_size(s.reserve)) {
+  if (!place(s)) {
     ++stats_.admits_refused;
     return std::nullopt;
   }
-  const auto offset = placer_->allocate(s.reserve);
-  if (!offset) {
-    ++stats_.admits_refused;
-    return std::nullopt;
-  }
-  s.offset = *offset;
-  s.extent = placer_->extent_size(s.reserve);
-  add(s, +1);
   seqs_.emplace(seq.id, s);
   ++stats_.admits;
   return AdmitResult{};
@@ -108,7 +117,6 @@ void ContiguousAllocator::free(SeqId id) {
   const Seq& s = it->second;
   if (s.swapped) {
     cpu_slots_used_ -= s.num_tokens;
-    stats_.cpu_bytes_in_use = static_cast<Bytes>(cpu_slots_used_) * bytes_per_slot_;
   } else {
     add(s, -1);
     placer_->release(s.offset, s.reserve);
@@ -125,12 +133,7 @@ bool ContiguousAllocator::fork(SeqId parent, const SeqInfo& child) {
   c.final_tokens = child.final_tokens;
   c.num_tokens = p.num_tokens;
   c.reserve = reservation_slots(c.prompt, c.final_tokens);
-  if (c.num_tokens > placer_->extent_size(c.reserve)) return false;
-  const auto offset = placer_->allocate(c.reserve);
-  if (!offset) return false;
-  c.offset = *offset;
-  c.extent = placer_->extent_size(c.reserve);
-  add(c, +1);
+  if (!place(c)) return false;
   seqs_.emplace(child.id, c);
   ++stats_.forks;
   return true;
@@ -151,7 +154,6 @@ std::optional<Bytes> ContiguousAllocator::swap_out(SeqId id) {
   const Bytes moved = static_cast<Bytes>(s.num_tokens) * bytes_per_slot_;
   ++stats_.swap_outs;
   stats_.swapped_out_bytes += moved;
-  stats_.cpu_bytes_in_use = static_cast<Bytes>(cpu_slots_used_) * bytes_per_slot_;
   return moved;
 }
 
@@ -159,20 +161,14 @@ std::optional<Bytes> ContiguousAllocator::swap_in(SeqId id) {
   const auto it = seqs_.find(id);
   KVSIM_ASSERT(it != seqs_.end() && it->second.swapped, "swap_in of a sequence not swapped out");
   Seq& s = it->second;
-  const auto offset = placer_->allocate(s.reserve);
-  if (!offset) {
+  if (!place(s)) {
     ++stats_.swaps_refused;
     return std::nullopt;
   }
-  s.swapped = false;
-  s.offset = *offset;
-  s.extent = placer_->extent_size(s.reserve);
-  add(s, +1);
   cpu_slots_used_ -= s.num_tokens;
   const Bytes moved = static_cast<Bytes>(s.num_tokens) * bytes_per_slot_;
   ++stats_.swap_ins;
   stats_.swapped_in_bytes += moved;
-  stats_.cpu_bytes_in_use = static_cast<Bytes>(cpu_slots_used_) * bytes_per_slot_;
   return moved;
 }
 

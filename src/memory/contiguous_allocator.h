@@ -39,7 +39,7 @@ class ContiguousAllocator final : public Allocator {
   std::optional<Bytes> swap_out(SeqId id) override;
   std::optional<Bytes> swap_in(SeqId id) override;
   std::int64_t cached_prefix_tokens(const SeqInfo&, std::int64_t) const override { return 0; }
-  AllocatorStats stats() const override { return stats_; }
+  AllocatorStats stats() const override;
   bool fits_alone(const SeqInfo& seq) const override;
 
   // Slots policy reserves for a request (before placement rounding).
@@ -63,6 +63,8 @@ class ContiguousAllocator final : public Allocator {
   };
   static Parts parts_of(const Seq& s);
   void add(const Seq& s, int sign);
+  // Places `s` (its reserve) in the address space and counts it; false when it does not fit.
+  bool place(Seq& s);
   Seq& resident(SeqId id);
 
   ReservationPolicy policy_;

@@ -55,12 +55,7 @@ void Replica::refresh_accounting() {
     head = &head_info;
   }
   accounting_ = allocator_->byte_accounting(head);
-  const memory::ByteAccounting& a = accounting_;
-  KVSIM_ASSERT(a.token_states + a.reservation + a.internal_fragmentation +
-                       a.external_fragmentation + a.free ==
-                   a.capacity,
-               "the five memory quantities add up to the capacity");
-  memory_time_.advance(now_, accounting_);
+  memory_time_.advance(now_, accounting_);  // checks that the five quantities add up
 }
 
 void Replica::advance_to(TimeNs now) {
@@ -199,9 +194,7 @@ void Replica::finish_step(TimeNs now) {
     if (keep) {
       held_.push_back(slot);
     } else {
-      Request& r = request(slot);
-      allocator_->free(r.id);
-      r.kv_tokens = 0;
+      release_kv(request(slot));
     }
     ctx_.sink->on_request_end(slot, keep);
   }
@@ -253,9 +246,20 @@ std::int64_t Replica::cached_prefix(RequestPool::Slot slot, std::int64_t num_tok
 }
 
 void Replica::undo_admit(RequestPool::Slot slot) {
-  Request& r = request(slot);
+  release_kv(request(slot));
+}
+
+void Replica::release_kv(Request& r) {
   allocator_->free(r.id);
   r.kv_tokens = 0;
+}
+
+void Replica::requeue_for_recompute(RequestPool::Slot slot) {
+  Request& r = request(slot);
+  release_kv(r);
+  r.computed = 0;
+  r.state = RequestState::kWaiting;
+  waiting_.push_front(slot);
 }
 
 void Replica::start_running(RequestPool::Slot slot, std::int64_t cached_tokens) {
@@ -313,12 +317,8 @@ RequestPool::Slot Replica::preempt_newest() {
       return slot;
     }
   }
-  allocator_->free(r.id);
   ++m.preemptions_recompute;
-  r.kv_tokens = 0;
-  r.computed = 0;
-  r.state = RequestState::kWaiting;
-  waiting_.push_front(slot);
+  requeue_for_recompute(slot);
   max_waiting_ = std::max(max_waiting_, num_waiting());
   return slot;
 }
@@ -334,11 +334,7 @@ bool Replica::try_swap_in_head() {
     // Refused with nothing else on the GPU: it never will come back this way. It recomputes
     // instead (and the pass is rerun, as after a preemption, so that it can be admitted now).
     swapped_.pop_front();
-    allocator_->free(r.id);
-    r.kv_tokens = 0;
-    r.computed = 0;
-    r.state = RequestState::kWaiting;
-    waiting_.push_front(slot);
+    requeue_for_recompute(slot);
     ++preemptions_this_pass_;
     return true;
   }
@@ -352,9 +348,7 @@ bool Replica::try_swap_in_head() {
 
 void Replica::release_held() {
   for (RequestPool::Slot slot : held_) {
-    Request& r = request(slot);
-    allocator_->free(r.id);
-    r.kv_tokens = 0;
+    release_kv(request(slot));
     ctx_.sink->on_release(slot);
   }
   held_.clear();

@@ -166,6 +166,10 @@ class Replica {
   void plan_padding(RequestPool::Slot slot);
 
  private:
+  // Frees `r`'s KV cache.
+  void release_kv(Request& r);
+  // Frees `slot`'s KV cache and puts it back at the head of the queue to recompute from scratch.
+  void requeue_for_recompute(RequestPool::Slot slot);
   memory::SeqInfo seq_info(const Request& r, bool with_prefix) const;
   void produce_token(RequestPool::Slot slot, TimeNs now);
   void reject(RequestPool::Slot slot, RejectReason reason, TimeNs now);

@@ -116,20 +116,21 @@ class Simulator final : public RequestSink {
 bool Simulator::read_next() {
   have_next_ = workload_.next(next_);
   if (!have_next_) return false;
-  const std::string where = "request " + std::to_string(next_.id);
+  // Built only for an error: this runs once per request.
+  const auto where = [this] { return "request " + std::to_string(next_.id); };
   if (next_.prompt_tokens < 1) {
-    throw Error(
-        ErrorLocation{workload_.describe(), 0, 0, "prompt_tokens"},
-        where + ": expected a positive prompt length, got " + std::to_string(next_.prompt_tokens));
+    throw Error(ErrorLocation{workload_.describe(), 0, 0, "prompt_tokens"},
+                where() + ": expected a positive prompt length, got " +
+                    std::to_string(next_.prompt_tokens));
   }
   if (next_.output_tokens < 1) {
-    throw Error(
-        ErrorLocation{workload_.describe(), 0, 0, "output_tokens"},
-        where + ": expected a positive output length, got " + std::to_string(next_.output_tokens));
+    throw Error(ErrorLocation{workload_.describe(), 0, 0, "output_tokens"},
+                where() + ": expected a positive output length, got " +
+                    std::to_string(next_.output_tokens));
   }
   if (next_.arrival_ns < last_arrival_ns_) {
     throw Error(ErrorLocation{workload_.describe(), 0, 0, "arrival"},
-                where + ": arrivals must not go backwards (" + std::to_string(next_.arrival_ns) +
+                where() + ": arrivals must not go backwards (" + std::to_string(next_.arrival_ns) +
                     " ns after " + std::to_string(last_arrival_ns_) + " ns)");
   }
   last_arrival_ns_ = next_.arrival_ns;
@@ -248,9 +249,6 @@ SimResult Simulator::run() {
   result.hit_time_limit = hit_limit;
   result.duration_ns = end;
   result.num_events = events_.num_pushed();
-  for (const auto& rep : replicas_) {
-    rep->for_each_unfinished([&](RequestPool::Slot) { ++result.requests_unfinished; });
-  }
   if (!hit_limit) {
     KVSIM_ASSERT(pool_.num_live() == 0, "a drained run leaves no live request");
     KVSIM_ASSERT(metrics_.arrived == metrics_.completed + metrics_.rejected(),
@@ -260,6 +258,7 @@ SimResult Simulator::run() {
   // Requests never admitted by the time limit waited at least until then.
   for (const auto& rep : replicas_) {
     rep->for_each_unfinished([&](RequestPool::Slot slot) {
+      ++result.requests_unfinished;
       const Request& r = pool_[slot];
       if (r.first_scheduled_ns < 0) metrics_.queue_trend.add(r.arrival_ns, end - r.arrival_ns);
       if (observer_) observer_->on_request_end(r);

@@ -23,7 +23,6 @@ namespace kvsim::test {
 struct AllocStats {
   std::int64_t peak_used_blocks = 0;
   std::int64_t used_blocks_at_end = -1;  // set when the allocator is destroyed
-  std::int64_t num_admit_calls = 0;
 };
 
 // Blocks of `block_size` slots. reserve_final: admission takes the sequence's final length at
@@ -50,7 +49,6 @@ class FakeAllocator final : public memory::Allocator {
   std::optional<memory::AdmitResult> admit(const memory::SeqInfo& seq,
                                            std::int64_t num_tokens) override {
     KVSIM_ASSERT(!seqs_.count(seq.id), "fake: admitted twice");
-    ++stats_->num_admit_calls;
     const std::int64_t room =
         o_.reserve_final ? std::max(seq.final_tokens, num_tokens) : num_tokens;
     const std::int64_t blocks = blocks_for(room);
@@ -124,19 +122,6 @@ class FakeAllocator final : public memory::Allocator {
     return a;
   }
 
-  memory::ByteAccounting byte_accounting(const memory::SeqInfo* head) const override {
-    const memory::SlotAccounting s = accounting(head);
-    const Bytes b = o_.bytes_per_slot;
-    memory::ByteAccounting a;
-    a.capacity = static_cast<Bytes>(s.capacity) * b;
-    a.token_states = static_cast<Bytes>(s.token_states) * b;
-    a.reservation = static_cast<Bytes>(s.reservation) * b;
-    a.internal_fragmentation = static_cast<Bytes>(s.internal_fragmentation) * b;
-    a.external_fragmentation = static_cast<Bytes>(s.external_fragmentation) * b;
-    a.free = static_cast<Bytes>(s.free) * b;
-    return a;
-  }
-
   Bytes bytes_per_slot() const override { return o_.bytes_per_slot; }
 
   bool fork(memory::SeqId, const memory::SeqInfo&) override {
@@ -177,8 +162,6 @@ class FakeAllocator final : public memory::Allocator {
     return blocks_for(seq.prompt_tokens) <= o_.num_blocks - o_.watermark_blocks &&
            blocks_for(seq.final_tokens) <= o_.num_blocks;
   }
-
-  std::int64_t used_blocks() const { return used_blocks_; }
 
  private:
   struct Seq {

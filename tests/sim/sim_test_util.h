@@ -1,6 +1,7 @@
 #pragma once
 // Runs the simulator on fakes and keeps what a test wants to look at.
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -36,19 +37,30 @@ inline sim::SimOptions small_options(sim::SchedulerKind kind = sim::SchedulerKin
   return o;
 }
 
-inline SimRun run_sim(const sim::SimOptions& options, FakeAllocator::Options alloc,
-                      const FixedCostModel& cost, std::vector<trace::RequestSpec> specs) {
-  SimRun run;
+// Simulates `specs` with allocators from `make_allocator`, recording into `run`.
+inline void simulate_into(SimRun& run, const sim::SimOptions& options,
+                          std::function<std::unique_ptr<memory::Allocator>()> make_allocator,
+                          const FixedCostModel& cost, std::vector<trace::RequestSpec> specs) {
   sim::SimSetup setup;
   setup.options = options;
   setup.cost_model = &cost;
-  setup.make_allocator = [&]() -> std::unique_ptr<memory::Allocator> {
-    run.allocators.push_back(std::make_shared<AllocStats>());
-    return std::make_unique<FakeAllocator>(alloc, run.allocators.back());
-  };
+  setup.make_allocator = std::move(make_allocator);
   VectorReader reader(std::move(specs));
   RecordingObserver observer(run);
   run.result = sim::simulate(setup, reader, &observer);
+}
+
+// With FakeAllocators; their stats land in run.allocators, one per replica.
+inline SimRun run_sim(const sim::SimOptions& options, FakeAllocator::Options alloc,
+                      const FixedCostModel& cost, std::vector<trace::RequestSpec> specs) {
+  SimRun run;
+  simulate_into(
+      run, options,
+      [&]() -> std::unique_ptr<memory::Allocator> {
+        run.allocators.push_back(std::make_shared<AllocStats>());
+        return std::make_unique<FakeAllocator>(alloc, run.allocators.back());
+      },
+      cost, std::move(specs));
   return run;
 }
 

@@ -13,25 +13,11 @@ namespace {
 
 constexpr TimeNs kMs = kNsPerMs;
 
-struct RealRun {
-  sim::SimResult result;
-  std::map<std::uint64_t, sim::Request> ended;
-  int num_end_calls = 0;
-};
-
-RealRun run_real(const sim::SimOptions& options, const memory::AllocatorOptions& alloc,
-                 const FixedCostModel& cost, std::vector<trace::RequestSpec> specs) {
-  SimRun recorded;
-  sim::SimSetup setup;
-  setup.options = options;
-  setup.cost_model = &cost;
-  setup.make_allocator = [alloc] { return memory::make_allocator(alloc); };
-  VectorReader reader(std::move(specs));
-  RecordingObserver observer(recorded);
-  RealRun run;
-  run.result = sim::simulate(setup, reader, &observer);
-  run.ended = std::move(recorded.ended);
-  run.num_end_calls = recorded.num_end_calls;
+SimRun run_real(const sim::SimOptions& options, const memory::AllocatorOptions& alloc,
+                const FixedCostModel& cost, std::vector<trace::RequestSpec> specs) {
+  SimRun run;
+  simulate_into(
+      run, options, [alloc] { return memory::make_allocator(alloc); }, cost, std::move(specs));
   return run;
 }
 
@@ -105,7 +91,7 @@ TEST_CASE("Contiguous-max reserves the maximum length: the leftover is external 
   CHECK(run.result.fraction.internal_fragmentation == Approx((3 * 24 * 4 + 24 * 4) / 800.0));
 }
 
-TEST_CASE("Paged allocation: preemption and prefix caching with the real block pool", "[sim]") {
+TEST_CASE("Paged allocation: prefix caching with the real block pool", "[sim]") {
   FixedCostModel cost;
   cost.per_step_ns = kMs;
   cost.record = true;
@@ -183,7 +169,7 @@ TEST_CASE("Invariants with the real allocators over many seeds", "[sim]") {
         cost.swap_ns_per_byte = 1;
         INFO("allocator " << memory::allocator_kind_name(kind) << " scheduler "
                           << sim::scheduler_name(sched) << " seed " << seed);
-        const RealRun run = run_real(opts, alloc, cost, specs);
+        const SimRun run = run_real(opts, alloc, cost, specs);
         const sim::Metrics& m = run.result.metrics;
         REQUIRE(run.num_end_calls == n);
         CHECK(m.completed + m.rejected() == n);
@@ -202,7 +188,7 @@ TEST_CASE("Invariants with the real allocators over many seeds", "[sim]") {
                   f.free ==
               Approx(1.0).epsilon(1e-12));
         if (kind == memory::AllocatorKind::kPaged) CHECK(f.external_fragmentation == 0.0);
-        const RealRun again = run_real(opts, alloc, cost, specs);
+        const SimRun again = run_real(opts, alloc, cost, specs);
         CHECK(again.result.duration_ns == run.result.duration_ns);
         CHECK(again.result.fraction.token_states == run.result.fraction.token_states);
         CHECK(again.result.metrics.ttft.mean() == run.result.metrics.ttft.mean());
