@@ -236,30 +236,7 @@ PreparedPoint prepare_point(const config::ScenarioGridPoint& point,
   config::Scenario& s = run.scenario;
   s = point.scenario;
   if (f.enable_prefix_caching) s.sim.enable_prefix_caching = true;
-  DeploymentFlags d;
-  d.model = s.deployment.model;
-  d.gpu = s.deployment.gpu;
-  d.tensor_parallel_size = s.deployment.tensor_parallel_size;
-  d.gpu_memory_utilization = s.deployment.gpu_memory_utilization;
-  d.block_size = s.deployment.block_size;
-  d.max_model_len = s.deployment.max_model_len;
-  d.kv_cache_dtype = s.deployment.kv_cache_dtype;
-  d.kv_scale_group_size = s.deployment.kv_scale_group_size;
-  d.activation_reserve_gib = s.deployment.activation_reserve_gib;
-  d.runtime_overhead_gib = s.deployment.runtime_overhead_gib;
-  run.deployment = resolve_deployment(d, GpuRequirement::kRequired);
-  s.deployment.tensor_parallel_size = run.deployment.tensor_parallel_size;
-  s.deployment.max_model_len = run.deployment.max_model_len;
-  s.sim.block_size = run.deployment.block_size;
-  s.sim.scheduler.max_model_len = run.deployment.max_model_len;
-  sim::validate_options(s.sim);
-
-  trace::WorkloadOptions w = workload_options_from_flags(f.workload, s.workload, s.has_workload);
-  w.synthetic.seed = s.seed;
-  if (f.workload.truncate_prompts) w.transforms.max_model_len = run.deployment.max_model_len;
-  s.workload = w;
-  s.has_workload = true;
-  run.workload = std::make_shared<const trace::Workload>(w);
+  finish_run(run, deployment_flags_from(s.deployment), f.workload);
 
   p.slo = slo_for(s, section, f);
   s.sim.slo = plan::sim_slo(p.slo);

@@ -242,15 +242,8 @@ void add_sim_command_flags(CLI::App* command, SimCommandFlags& flags, bool lists
   add_output_flags(command, flags.output);
 }
 
-PreparedRun prepare_run(const SimCommandFlags& flags) {
-  const CLI::App* c = flags.command;
-  PreparedRun run;
-  config::Scenario& s = run.scenario;
-  if (!flags.config.empty()) s = config::load_scenario(flags.config);
-
-  // Deployment: the scenario's values, then the flags given.
+DeploymentFlags deployment_flags_from(const config::ScenarioDeployment& sd) {
   DeploymentFlags d;
-  const config::ScenarioDeployment& sd = s.deployment;
   d.model = sd.model;
   d.gpu = sd.gpu;
   d.tensor_parallel_size = sd.tensor_parallel_size;
@@ -261,6 +254,45 @@ PreparedRun prepare_run(const SimCommandFlags& flags) {
   d.kv_scale_group_size = sd.kv_scale_group_size;
   d.activation_reserve_gib = sd.activation_reserve_gib;
   d.runtime_overhead_gib = sd.runtime_overhead_gib;
+  return d;
+}
+
+void finish_run(PreparedRun& run, const DeploymentFlags& d, const WorkloadFlags& workload_flags) {
+  config::Scenario& s = run.scenario;
+  run.deployment = resolve_deployment(d, GpuRequirement::kRequired);
+  config::ScenarioDeployment& sd = s.deployment;
+  sd.model = d.model;
+  sd.gpu = d.gpu;
+  sd.tensor_parallel_size = run.deployment.tensor_parallel_size;
+  sd.gpu_memory_utilization = run.deployment.gpu_memory_utilization;
+  sd.block_size = run.deployment.block_size;
+  sd.max_model_len = run.deployment.max_model_len;
+  sd.kv_cache_dtype = run.deployment.kv_cache_dtype;
+  sd.kv_scale_group_size = d.kv_scale_group_size;
+  sd.activation_reserve_gib = d.activation_reserve_gib;
+  sd.runtime_overhead_gib = d.runtime_overhead_gib;
+  s.sim.block_size = run.deployment.block_size;
+  s.sim.scheduler.max_model_len = run.deployment.max_model_len;
+  sim::validate_options(s.sim);
+
+  // Workload: the scenario's section, then the workload flags given.
+  trace::WorkloadOptions w =
+      workload_options_from_flags(workload_flags, s.workload, s.has_workload);
+  w.synthetic.seed = s.seed;
+  if (workload_flags.truncate_prompts) w.transforms.max_model_len = run.deployment.max_model_len;
+  s.workload = w;
+  s.has_workload = true;
+  run.workload = std::make_shared<const trace::Workload>(w);
+}
+
+PreparedRun prepare_run(const SimCommandFlags& flags) {
+  const CLI::App* c = flags.command;
+  PreparedRun run;
+  config::Scenario& s = run.scenario;
+  if (!flags.config.empty()) s = config::load_scenario(flags.config);
+
+  // Deployment: the scenario's values, then the flags given.
+  DeploymentFlags d = deployment_flags_from(s.deployment);
   const DeploymentFlags& f = flags.deployment;
   if (flag_given(c, "--model")) d.model = f.model;
   if (flag_given(c, "--gpu")) d.gpu = f.gpu;
@@ -277,26 +309,7 @@ PreparedRun prepare_run(const SimCommandFlags& flags) {
   if (flag_given(c, "--runtime-overhead-gib")) d.runtime_overhead_gib = f.runtime_overhead_gib;
   apply_serving_flags(c, flags.serving, s);
 
-  run.deployment = resolve_deployment(d, GpuRequirement::kRequired);
-  s.deployment.model = d.model;
-  s.deployment.gpu = d.gpu;
-  s.deployment.tensor_parallel_size = run.deployment.tensor_parallel_size;
-  s.deployment.gpu_memory_utilization = run.deployment.gpu_memory_utilization;
-  s.deployment.block_size = run.deployment.block_size;
-  s.deployment.max_model_len = run.deployment.max_model_len;
-  s.deployment.kv_cache_dtype = run.deployment.kv_cache_dtype;
-  s.sim.block_size = run.deployment.block_size;
-  s.sim.scheduler.max_model_len = run.deployment.max_model_len;
-  sim::validate_options(s.sim);
-
-  // Workload: the scenario's section, then the workload flags given.
-  trace::WorkloadOptions w =
-      workload_options_from_flags(flags.workload, s.workload, s.has_workload);
-  w.synthetic.seed = s.seed;
-  if (flags.workload.truncate_prompts) w.transforms.max_model_len = run.deployment.max_model_len;
-  s.workload = w;
-  s.has_workload = true;
-  run.workload = std::make_shared<const trace::Workload>(w);
+  finish_run(run, d, flags.workload);
   return run;
 }
 

@@ -77,6 +77,14 @@ struct PreparedRun {
 // and validates the workload. Throws kvsim::Error on any bad input, before anything runs.
 PreparedRun prepare_run(const SimCommandFlags& flags);
 
+// The deployment flags a scenario's deployment section stands for.
+DeploymentFlags deployment_flags_from(const config::ScenarioDeployment& deployment);
+// Resolves `deployment` into run.deployment, writes what it resolved to back into run.scenario
+// (deployment fields, the simulator's block size and max model length; validated), and builds
+// run.workload from the scenario's workload with `workload_flags` applied.
+void finish_run(PreparedRun& run, const DeploymentFlags& deployment,
+                const WorkloadFlags& workload_flags);
+
 // The builder's inputs for `run` (its scenario's allocator, placement and cost model).
 sim::DeploymentInputs deployment_inputs(const PreparedRun& run, const config::Scenario& scenario);
 
