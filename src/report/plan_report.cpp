@@ -408,26 +408,24 @@ std::string plan_csv(const Json& plan) {
   const std::vector<std::string> varying = plan["settings"]["axes"];
   std::vector<std::string> headers = {"index", "rank_by_cost"};
   for (const auto& path : varying) headers.push_back(path);
-  for (const char* h : {"label",
-                        "status",
-                        "max_rate_rps",
-                        "limiting_slo",
-                        "fail_rate_rps",
-                        "replicas",
-                        "gpus_per_replica",
-                        "replicas_needed",
-                        "gpus",
-                        "gpu_price_per_hour",
-                        "cost_per_hour",
-                        "capacity_rps",
-                        "requests_per_gpu",
-                        "throughput_per_gpu",
-                        "per_user_tokens_per_s",
-                        "ttft_p99_s",
-                        "tpot_p99_s",
-                        "e2e_p99_s",
-                        "attainment",
-                        "pareto"}) {
+  // Columns copied as they are from each deployment record, then the derived ones.
+  static constexpr const char* kRecordKeys[] = {"label",
+                                                "status",
+                                                "max_rate_rps",
+                                                "limiting_slo",
+                                                "fail_rate_rps",
+                                                "replicas",
+                                                "gpus_per_replica",
+                                                "replicas_needed",
+                                                "gpus",
+                                                "gpu_price_per_hour",
+                                                "cost_per_hour",
+                                                "capacity_rps",
+                                                "requests_per_gpu",
+                                                "throughput_per_gpu",
+                                                "per_user_tokens_per_s"};
+  for (const char* h : kRecordKeys) headers.emplace_back(h);
+  for (const char* h : {"ttft_p99_s", "tpot_p99_s", "e2e_p99_s", "attainment", "pareto"}) {
     headers.emplace_back(h);
   }
   const Json& deployments = plan["deployments"];
@@ -453,12 +451,7 @@ std::string plan_csv(const Json& plan) {
     const Json& d = deployments[i];
     std::vector<std::string> row = {std::to_string(i), std::to_string(rank[i])};
     for (const auto& path : varying) row.push_back(d["axes"].value(path, std::string()));
-    for (const char* key :
-         {"label", "status", "max_rate_rps", "limiting_slo", "fail_rate_rps", "replicas",
-          "gpus_per_replica", "replicas_needed", "gpus", "gpu_price_per_hour", "cost_per_hour",
-          "capacity_rps", "requests_per_gpu", "throughput_per_gpu", "per_user_tokens_per_s"}) {
-      row.push_back(text(d[key]));
-    }
+    for (const char* key : kRecordKeys) row.push_back(text(d[key]));
     row.push_back(latency(d, "ttft_s"));
     row.push_back(latency(d, "tpot_s"));
     row.push_back(latency(d, "e2e_s"));

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <limits>
 
 #include "common/error.h"
@@ -270,22 +271,31 @@ std::string sim_report_table(const SimReportInputs& inputs, const sim::SimResult
   return kv.render() + "\n" + lat.render() + mem.render();
 }
 
+namespace {
+
+// The CSV's columns, shared by its header and its row.
+constexpr const char* kCsvSummaryKeys[] = {
+    "requests_completed", "requests_rejected", "requests_unfinished",
+    "sim_duration_s",     "throughput_rps",    "output_tokens_per_s",
+    "total_tokens_per_s", "goodput_rps",       "slo_attainment"};
+constexpr const char* kCsvLatencies[] = {"ttft_s", "tpot_s",  "itl_s",
+                                         "e2e_s",  "queue_s", "normalized_latency_s"};
+constexpr const char* kCsvLatencyStats[] = {"mean", "p50", "p90", "p95", "p99", "max"};
+constexpr const char* kCsvFractions[] = {"token_states", "reservation", "internal_fragmentation",
+                                         "external_fragmentation", "free"};
+
+}  // namespace
+
 std::vector<std::string> sim_csv_header() {
-  std::vector<std::string> h = {"requests_completed", "requests_rejected", "requests_unfinished",
-                                "sim_duration_s",     "throughput_rps",    "output_tokens_per_s",
-                                "total_tokens_per_s", "goodput_rps",       "slo_attainment"};
-  for (const char* name :
-       {"ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s", "normalized_latency_s"}) {
-    for (const char* stat : {"mean", "p50", "p90", "p95", "p99", "max"}) {
-      h.push_back(std::string(name) + "_" + stat);
-    }
+  std::vector<std::string> h(std::begin(kCsvSummaryKeys), std::end(kCsvSummaryKeys));
+  for (const char* name : kCsvLatencies) {
+    for (const char* stat : kCsvLatencyStats) h.push_back(std::string(name) + "_" + stat);
   }
-  for (const char* name :
-       {"preemptions", "mean_running", "max_running", "saturation", "token_states", "reservation",
-        "internal_fragmentation", "external_fragmentation", "free", "peak_used_bytes",
-        "prefix_cache_hit_rate"}) {
+  for (const char* name : {"preemptions", "mean_running", "max_running", "saturation"}) {
     h.push_back(name);
   }
+  for (const char* name : kCsvFractions) h.push_back(name);
+  for (const char* name : {"peak_used_bytes", "prefix_cache_hit_rate"}) h.push_back(name);
   return h;
 }
 
@@ -294,25 +304,15 @@ std::vector<std::string> sim_csv_row(const sim::SimResult& result, const sim::Sl
   const Json mem = memory_json(result);
   auto str = [](const Json& v) { return v.dump(); };
   std::vector<std::string> row;
-  for (const char* k : {"requests_completed", "requests_rejected", "requests_unfinished",
-                        "sim_duration_s", "throughput_rps", "output_tokens_per_s",
-                        "total_tokens_per_s", "goodput_rps", "slo_attainment"}) {
-    row.push_back(str(s[k]));
-  }
-  for (const char* name :
-       {"ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s", "normalized_latency_s"}) {
-    for (const char* stat : {"mean", "p50", "p90", "p95", "p99", "max"}) {
-      row.push_back(str(s[name][stat]));
-    }
+  for (const char* k : kCsvSummaryKeys) row.push_back(str(s[k]));
+  for (const char* name : kCsvLatencies) {
+    for (const char* stat : kCsvLatencyStats) row.push_back(str(s[name][stat]));
   }
   row.push_back(str(s["preemptions"]));
   row.push_back(str(s["mean_running"]));
   row.push_back(str(s["max_running"]));
   row.push_back(sim::saturation_name(result.saturation));
-  for (const char* k : {"token_states", "reservation", "internal_fragmentation",
-                        "external_fragmentation", "free"}) {
-    row.push_back(str(mem["fraction"][k]));
-  }
+  for (const char* k : kCsvFractions) row.push_back(str(mem["fraction"][k]));
   row.push_back(str(mem["peak_used_bytes"]));
   row.push_back(str(mem["prefix_cache_hit_rate"]));
   return row;
