@@ -200,8 +200,7 @@ std::vector<std::pair<std::string, double>> price_overrides(const config::PlanSe
 // Everything one grid point needs, resolved before any simulation.
 struct PreparedPoint {
   PreparedRun run;
-  plan::SloSpec slo;
-  report::PlanPoint report;
+  report::PlanPoint report;  // its slo is the point's
   std::string key;
 };
 
@@ -238,14 +237,13 @@ PreparedPoint prepare_point(const config::ScenarioGridPoint& point,
   if (f.enable_prefix_caching) s.sim.enable_prefix_caching = true;
   finish_run(run, deployment_flags_from(s.deployment), f.workload);
 
-  p.slo = slo_for(s, section, f);
-  s.sim.slo = plan::sim_slo(p.slo);
+  p.report.slo = slo_for(s, section, f);
+  s.sim.slo = plan::sim_slo(p.report.slo);
 
   report::PlanPoint& rp = p.report;
   rp.axes = point.axes;
   rp.label = point_label(run);
   rp.inputs = inputs_json(run);
-  rp.slo = p.slo;
   rp.replicas = s.sim.num_replicas;
   rp.gpus_per_replica = run.deployment.tensor_parallel_size;
   rp.gpu_price_per_hour = run.deployment.hardware->price_per_hour;
@@ -257,10 +255,10 @@ PreparedPoint prepare_point(const config::ScenarioGridPoint& point,
   // The resume key: everything a deployment's record depends on (not the target or prices).
   report::Json key = rp.inputs;
   key["kvsim_version"] = KVSIM_VERSION;
-  key["slo"] = report::Json{{"ttft", {p.slo.ttft.target_s, p.slo.ttft.percentile}},
-                            {"tpot", {p.slo.tpot.target_s, p.slo.tpot.percentile}},
-                            {"e2e", {p.slo.e2e.target_s, p.slo.e2e.percentile}},
-                            {"attainment", p.slo.attainment}};
+  key["slo"] = report::Json{{"ttft", {p.report.slo.ttft.target_s, p.report.slo.ttft.percentile}},
+                            {"tpot", {p.report.slo.tpot.target_s, p.report.slo.tpot.percentile}},
+                            {"e2e", {p.report.slo.e2e.target_s, p.report.slo.e2e.percentile}},
+                            {"attainment", p.report.slo.attainment}};
   key["search"] = {search.start_rate_rps, search.growth,       search.rel_tolerance,
                    search.min_rate_rps,   search.max_rate_rps, search.max_probes};
   p.key = plan::job_key(key.dump());
@@ -331,8 +329,8 @@ void run_plan(PlanFlags& f) {
           return compact(report::deployment_error_record(e.message()));
         }
         plan::PlanTarget target_i{built, p.run.scenario.sim, p.run.workload};
-        const plan::DeploymentPlan dp = plan::plan_deployment(target_i, {p.slo, search});
-        return compact(report::deployment_record(dp, p.slo));
+        const plan::DeploymentPlan dp = plan::plan_deployment(target_i, {p.report.slo, search});
+        return compact(report::deployment_record(dp, p.report.slo));
       },
       runner, &stats);
   if (world.rank() != 0) return;
