@@ -113,15 +113,12 @@ plan::SloSpec slo_for(const config::Scenario& s, const config::PlanSection& sect
     if (p.attainment) slo.attainment = *p.attainment;
   }
   const double kMaxMs = 1e12;
-  if (!f.slo_ttft.empty())
-    slo.ttft.target_s =
-        number_in("--slo-ttft", f.slo_ttft, 0, kMaxMs, /*open_low=*/false, "milliseconds") / 1e3;
-  if (!f.slo_tpot.empty())
-    slo.tpot.target_s =
-        number_in("--slo-tpot", f.slo_tpot, 0, kMaxMs, /*open_low=*/false, "milliseconds") / 1e3;
-  if (!f.slo_e2e.empty())
-    slo.e2e.target_s =
-        number_in("--slo-e2e", f.slo_e2e, 0, kMaxMs, /*open_low=*/false, "milliseconds") / 1e3;
+  const auto ms_flag = [&](const char* flag, const std::string& text) {
+    return number_in(flag, text, 0, kMaxMs, /*open_low=*/false, "milliseconds") / 1e3;
+  };
+  if (!f.slo_ttft.empty()) slo.ttft.target_s = ms_flag("--slo-ttft", f.slo_ttft);
+  if (!f.slo_tpot.empty()) slo.tpot.target_s = ms_flag("--slo-tpot", f.slo_tpot);
+  if (!f.slo_e2e.empty()) slo.e2e.target_s = ms_flag("--slo-e2e", f.slo_e2e);
   if (!f.slo_percentile.empty()) {
     const double p = number_in("--slo-percentile", f.slo_percentile, 1e-9, 100, /*open_low=*/false,
                                "a percentile in (0, 100]");
