@@ -43,6 +43,7 @@ int run_cli(int argc, const char* const* argv) {
   register_cost(app);
   register_trace(app);
   register_diff(app);
+  register_validate(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

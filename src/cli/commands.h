@@ -18,6 +18,7 @@ void register_calibrate(CLI::App& app);
 void register_cost(CLI::App& app);
 void register_trace(CLI::App& app);
 void register_diff(CLI::App& app);
+void register_validate(CLI::App& app);
 
 // --format and --out, on every command.
 void add_output_flags(CLI::App* command, report::OutputOptions& options);

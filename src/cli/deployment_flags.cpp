@@ -1,5 +1,6 @@
 #include "cli/deployment_flags.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -7,6 +8,7 @@
 #include "common/error.h"
 #include "common/strings.h"
 #include "config/catalog.h"
+#include "model/vllm_memory.h"
 
 namespace kvsim::cli {
 namespace {
@@ -98,9 +100,36 @@ void add_deployment_flags(CLI::App* command, DeploymentFlags& flags) {
           [&flags](const std::string& s) {
             flags.runtime_overhead_gib =
                 double_flag("--runtime-overhead-gib", s, "a non-negative number (GiB)");
+            flags.runtime_overhead_given = true;
           },
-          "GPU memory taken by the CUDA context, workspaces, NCCL and CUDA graphs, GiB per GPU")
+          "GPU memory taken by the CUDA context, workspaces, NCCL and CUDA graphs, GiB per GPU "
+          "(default: 2 with --engine v0; V1's non-torch estimate with v1)")
       ->default_str("2");
+  command
+      ->add_option("--engine", flags.engine,
+                   "Memory accounting: v1 = vLLM V1's worker memory profile (vLLM " +
+                       std::string(model::kVllmV1Version) +
+                       "), v0 = kvsim's older fixed reserves (V0-era engines)")
+      ->default_str(flags.engine);
+  command
+      ->add_option_function<std::string>(
+          "--kv-cache-memory-bytes,--kv-cache-memory",
+          [&flags](const std::string& s) {
+            flags.kv_cache_memory_bytes =
+                int_flag("--kv-cache-memory-bytes", s, "a positive integer (bytes per GPU)");
+          },
+          "KV-cache bytes per GPU, skipping the memory profile (vLLM's override; --engine v1)")
+      ->type_name("BYTES");
+  command
+      ->add_option_function<std::string>(
+          "--num-gpu-blocks-override",
+          [&flags](const std::string& s) {
+            flags.num_gpu_blocks_override =
+                int_flag("--num-gpu-blocks-override", s, "a positive integer (blocks)");
+          },
+          "Use this many KV blocks per GPU whatever the profile found (vLLM's override; "
+          "--engine v1)")
+      ->type_name("N");
 }
 
 void validate_deployment_flags(const DeploymentFlags& f) {
@@ -146,13 +175,47 @@ void validate_deployment_flags(const DeploymentFlags& f) {
   };
   if (f.activation_reserve_gib) check_gib("--activation-reserve-gib", *f.activation_reserve_gib);
   check_gib("--runtime-overhead-gib", f.runtime_overhead_gib);
+  if (f.engine != "v1" && f.engine != "v0") {
+    throw flag_error("--engine", "expected v1|v0, got '" + f.engine + "'" +
+                                     did_you_mean(f.engine, {"v1", "v0"}));
+  }
+  const bool v0 = f.engine == "v0";
+  if (f.kv_cache_memory_bytes) {
+    if (*f.kv_cache_memory_bytes < 1) {
+      throw flag_error("--kv-cache-memory-bytes",
+                       "expected a positive integer (bytes per GPU), got " +
+                           std::to_string(*f.kv_cache_memory_bytes));
+    }
+    if (v0) throw flag_error("--kv-cache-memory-bytes", "needs --engine v1");
+  }
+  if (f.num_gpu_blocks_override) {
+    if (*f.num_gpu_blocks_override < 1) {
+      throw flag_error("--num-gpu-blocks-override", "expected a positive integer (blocks), got " +
+                                                        std::to_string(*f.num_gpu_blocks_override));
+    }
+    if (v0) throw flag_error("--num-gpu-blocks-override", "needs --engine v1");
+  }
 }
 
-model::MemoryBudgetOptions Deployment::budget_options() const {
+model::MemoryBudgetOptions Deployment::budget_options(std::int64_t max_num_batched_tokens,
+                                                      std::int64_t max_num_seqs) const {
   model::MemoryBudgetOptions o;
   o.gpu_memory_utilization = gpu_memory_utilization;
   o.activation_reserve_bytes = activation_reserve_bytes;
   o.runtime_overhead_bytes = runtime_overhead_bytes;
+  o.engine = engine;
+  if (engine == model::MemoryEngine::kVllmV1) {
+    o.runtime_overhead_given = runtime_overhead_given;
+    o.max_num_batched_tokens = max_num_batched_tokens;
+    o.max_num_seqs = max_num_seqs;
+    o.kv_cache_memory_bytes = kv_cache_memory_bytes;
+    if (num_gpu_blocks_override && hardware) {
+      const model::VllmKvCacheLayout layout = model::vllm_kv_cache_layout(
+          model, kv_format, tensor_parallel_size, 0, block_size, max_model_len,
+          std::max<std::int64_t>(1, max_num_batched_tokens));
+      o.kv_cache_bytes_override = static_cast<Bytes>(*num_gpu_blocks_override) * layout.block_bytes;
+    }
+  }
   return o;
 }
 
@@ -166,6 +229,9 @@ report::ServingMemoryInputs Deployment::serving_inputs() const {
   s.kv_format = kv_format;
   s.activation_reserve_bytes = activation_reserve_bytes;
   s.runtime_overhead_bytes = runtime_overhead_bytes;
+  s.engine = engine;
+  s.kv_cache_memory_bytes = kv_cache_memory_bytes;
+  s.num_gpu_blocks_override = num_gpu_blocks_override;
   return s;
 }
 
@@ -206,6 +272,12 @@ Deployment resolve_deployment(const DeploymentFlags& flags, GpuRequirement gpu) 
     d.activation_reserve_bytes = gib_to_bytes(*flags.activation_reserve_gib);
   }
   d.runtime_overhead_bytes = gib_to_bytes(flags.runtime_overhead_gib);
+  d.runtime_overhead_given = flags.runtime_overhead_given;
+  d.engine = flags.engine == "v0" ? model::MemoryEngine::kV0 : model::MemoryEngine::kVllmV1;
+  if (flags.kv_cache_memory_bytes) {
+    d.kv_cache_memory_bytes = static_cast<Bytes>(*flags.kv_cache_memory_bytes);
+  }
+  d.num_gpu_blocks_override = flags.num_gpu_blocks_override;
   return d;
 }
 

@@ -37,6 +37,12 @@ struct DeploymentFlags {
   std::int64_t kv_scale_group_size = 0;   // --kv-scale-group-size: fp16 scale per N elements
   std::optional<double> activation_reserve_gib;  // --activation-reserve-gib; nullopt: estimate
   double runtime_overhead_gib = 2.0;             // --runtime-overhead-gib
+  bool runtime_overhead_given = false;           // --runtime-overhead-gib was given
+  // --engine v1|v0: v1 = vLLM V1's memory profile (model/vllm_memory.h), v0 = kvsim's older
+  // accounting (the V0-era ground truths and the golden files written before V1).
+  std::string engine = "v1";
+  std::optional<std::int64_t> kv_cache_memory_bytes;    // --kv-cache-memory-bytes (per GPU)
+  std::optional<std::int64_t> num_gpu_blocks_override;  // --num-gpu-blocks-override
 };
 
 // Registers the flags on `command`, bound to `flags`. Numeric flags are parsed strictly: a bad
@@ -63,9 +69,16 @@ struct Deployment {
   model::KvFormat kv_format;                      // what it resolved to
   std::optional<Bytes> activation_reserve_bytes;  // nullopt: default_activation_reserve_bytes
   Bytes runtime_overhead_bytes = model::kDefaultRuntimeOverheadBytes;
+  bool runtime_overhead_given = false;
+  model::MemoryEngine engine = model::MemoryEngine::kVllmV1;
+  std::optional<Bytes> kv_cache_memory_bytes;
+  std::optional<std::int64_t> num_gpu_blocks_override;
 
   const model::HardwareSpec* hardware_or_null() const { return hardware ? &*hardware : nullptr; }
-  model::MemoryBudgetOptions budget_options() const;
+  // The budget options; V1's profile runs `max_num_batched_tokens` tokens and `max_num_seqs`
+  // sampler rows (0 = vllm serve's defaults for the GPU).
+  model::MemoryBudgetOptions budget_options(std::int64_t max_num_batched_tokens = 0,
+                                            std::int64_t max_num_seqs = 0) const;
   // The settings for a report's inputs.serving (report::serving_json).
   report::ServingMemoryInputs serving_inputs() const;
 };

@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "common/strings.h"
 #include "model/kv_math.h"
+#include "model/vllm_memory.h"
 #include "report/kv_report.h"
 
 namespace kvsim::cli {
@@ -15,6 +16,9 @@ struct KvOptions {
   std::int64_t batch = 1;    // --batch
   std::int64_t context = 0;  // --context; 0 = the resolved max model length
   bool compare_attention = false;
+  // --engine v1's profile run: 0 = vllm serve's defaults for the GPU.
+  std::int64_t max_num_batched_tokens = 0;  // --max-num-batched-tokens
+  std::int64_t max_num_seqs = 0;            // --max-num-seqs
   report::OutputOptions output;
 };
 
@@ -78,7 +82,7 @@ void run_kv(const KvOptions& o) {
   query.block_size = d.block_size;
   query.batch = o.batch;
   query.context = o.context > 0 ? o.context : d.max_model_len;
-  query.budget = d.budget_options();
+  query.budget = d.budget_options(o.max_num_batched_tokens, o.max_num_seqs);
 
   report::KvReport r;
   r.model = d.model;
@@ -87,6 +91,15 @@ void run_kv(const KvOptions& o) {
   r.analysis = model::analyze_kv(d.model, r.hardware, query);
   r.activation_reserve_estimated = !d.activation_reserve_bytes;
   if (o.compare_attention) r.attention_variants = attention_variants(d.model, r.analysis);
+  if (d.engine == model::MemoryEngine::kVllmV1 && r.hardware != nullptr) {
+    r.vllm_profile =
+        model::vllm_v1_memory_profile(d.model, *r.hardware, d.tensor_parallel_size, query.budget);
+    r.vllm_layout = model::vllm_kv_cache_layout(
+        d.model, d.kv_format, d.tensor_parallel_size, r.vllm_profile->available_kv_bytes,
+        d.block_size, d.max_model_len, r.vllm_profile->max_num_batched_tokens,
+        d.num_gpu_blocks_override);
+    r.num_gpu_blocks_override = d.num_gpu_blocks_override;
+  }
   if (r.analysis.budget && !r.analysis.budget->fits) {
     r.min_fitting_tensor_parallel_size =
         model::min_tensor_parallel_to_fit(d.model, *r.hardware, query.budget);
@@ -115,6 +128,18 @@ void register_kv(CLI::App& app) {
       "--context",
       [options](const std::string& s) { options->context = int_at_least("--context", s, 1); },
       "Tokens per sequence (default: the max model length)");
+  command->add_option_function<std::string>(
+      "--max-num-batched-tokens",
+      [options](const std::string& s) {
+        options->max_num_batched_tokens = int_at_least("--max-num-batched-tokens", s, 1);
+      },
+      "Tokens of vLLM V1's profile forward pass (default: vllm serve's, 2048 or 8192 by GPU)");
+  command->add_option_function<std::string>(
+      "--max-num-seqs",
+      [options](const std::string& s) {
+        options->max_num_seqs = int_at_least("--max-num-seqs", s, 1);
+      },
+      "Sequences of vLLM V1's profile sampler run (default: vllm serve's, 256 or 1024 by GPU)");
   command->add_flag(
       "--compare-attention", options->compare_attention,
       "Also show the same model as MHA, GQA and MQA (or MLA) with compression factors");

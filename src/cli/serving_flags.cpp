@@ -254,6 +254,10 @@ DeploymentFlags deployment_flags_from(const config::ScenarioDeployment& sd) {
   d.kv_scale_group_size = sd.kv_scale_group_size;
   d.activation_reserve_gib = sd.activation_reserve_gib;
   d.runtime_overhead_gib = sd.runtime_overhead_gib;
+  // A scenario that sets runtime_overhead_gib to anything but the default replaces V1's
+  // non-torch estimate (the scenario struct does not record whether the key was present).
+  d.runtime_overhead_given = sd.runtime_overhead_gib != 2.0;
+  d.engine = sd.engine;
   return d;
 }
 
@@ -271,6 +275,7 @@ void finish_run(PreparedRun& run, const DeploymentFlags& d, const WorkloadFlags&
   sd.kv_scale_group_size = d.kv_scale_group_size;
   sd.activation_reserve_gib = d.activation_reserve_gib;
   sd.runtime_overhead_gib = d.runtime_overhead_gib;
+  sd.engine = d.engine;
   s.sim.block_size = run.deployment.block_size;
   s.sim.scheduler.max_model_len = run.deployment.max_model_len;
   sim::validate_options(s.sim);
@@ -306,8 +311,20 @@ PreparedRun prepare_run(const SimCommandFlags& flags) {
   if (flag_given(c, "--kv-scale-group-size")) d.kv_scale_group_size = f.kv_scale_group_size;
   if (flag_given(c, "--activation-reserve-gib"))
     d.activation_reserve_gib = f.activation_reserve_gib;
-  if (flag_given(c, "--runtime-overhead-gib")) d.runtime_overhead_gib = f.runtime_overhead_gib;
+  if (flag_given(c, "--runtime-overhead-gib")) {
+    d.runtime_overhead_gib = f.runtime_overhead_gib;
+    d.runtime_overhead_given = true;
+  }
+  if (flag_given(c, "--engine")) d.engine = f.engine;
+  if (flag_given(c, "--kv-cache-memory-bytes")) d.kv_cache_memory_bytes = f.kv_cache_memory_bytes;
+  if (flag_given(c, "--num-gpu-blocks-override")) {
+    d.num_gpu_blocks_override = f.num_gpu_blocks_override;
+  }
   apply_serving_flags(c, flags.serving, s);
+  if (flags.workload_override) {
+    s.workload = *flags.workload_override;
+    s.has_workload = true;
+  }
 
   finish_run(run, d, flags.workload);
   return run;
@@ -320,7 +337,8 @@ sim::DeploymentInputs deployment_inputs(const PreparedRun& run, const config::Sc
   in.hardware = d.hardware_or_null();
   in.tensor_parallel_size = d.tensor_parallel_size;
   in.kv_format = d.kv_format;
-  in.budget = d.budget_options();
+  in.budget =
+      d.budget_options(s.sim.scheduler.max_num_batched_tokens, s.sim.scheduler.max_num_seqs);
   in.block_size = d.block_size;
   in.max_model_len = d.max_model_len;
   in.allocator = s.allocator;
@@ -369,7 +387,8 @@ report::SimReportInputs report_inputs(const PreparedRun& run, const config::Scen
   query.block_size = d.block_size;
   query.batch = 1;
   query.context = d.max_model_len;
-  query.budget = d.budget_options();
+  query.budget =
+      d.budget_options(s.sim.scheduler.max_num_batched_tokens, s.sim.scheduler.max_num_seqs);
   in.kv =
       report::kv_json(model::analyze_kv(d.model, d.hardware_or_null(), query), d.kv_cache_dtype);
   in.kv["replica_capacity_bytes"] = built.allocator_options().capacity_bytes;

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -61,6 +62,8 @@ struct SimCommandFlags {
   WorkloadFlags workload;
   report::OutputOptions output;
   CLI::App* command = nullptr;
+  // `validate`: the workload to run instead of a scenario's or the workload flags'.
+  std::optional<trace::WorkloadOptions> workload_override;
 };
 
 // Registers --config, the deployment, serving, workload and output flags.

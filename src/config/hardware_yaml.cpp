@@ -30,6 +30,10 @@ model::HardwareSpec parse(const YAML::Node& root, const std::string& file) {
   hw.vendor = r.optional_choice("vendor", {"nvidia", "amd", "intel", "other"}).value_or("");
   hw.source = r.optional_string("source").value_or("");
   hw.memory_bytes = static_cast<Bytes>(r.get_positive_int("memory_bytes"));
+  if (auto cuda =
+          r.optional_int("cuda_memory_bytes", 1, static_cast<std::int64_t>(hw.memory_bytes))) {
+    hw.cuda_memory_bytes = static_cast<Bytes>(*cuda);
+  }
   hw.memory_bandwidth = r.get_double("memory_bandwidth_gb_s", 1e-9) * kGiga;
   if (!(hw.memory_bandwidth > 0)) {
     throw r.error("memory_bandwidth_gb_s", "expected a positive number (GB/s)");

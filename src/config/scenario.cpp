@@ -196,9 +196,10 @@ void reject_lists(const YAML::Node& root, const std::string& file) {
 Scenario parse_scenario(const YAML::Node& root, const std::string& file,
                         const std::string& base_dir) {
   MapReader top(root, file);
-  declare(top, {"model", "gpu", "tensor_parallel_size", "gpu_memory_utilization", "block_size",
-                "max_model_len", "kv_cache_dtype", "kv_scale_group_size", "activation_reserve_gib",
-                "runtime_overhead_gib", "serving", "cost_model", "slo", "seed", "workload"});
+  declare(top,
+          {"model", "gpu", "tensor_parallel_size", "gpu_memory_utilization", "block_size",
+           "max_model_len", "kv_cache_dtype", "kv_scale_group_size", "activation_reserve_gib",
+           "runtime_overhead_gib", "engine", "serving", "cost_model", "slo", "seed", "workload"});
   Scenario s;
   s.source = file;
   ScenarioDeployment& d = s.deployment;
@@ -221,6 +222,7 @@ Scenario parse_scenario(const YAML::Node& root, const std::string& file,
   d.activation_reserve_gib = top.optional_double("activation_reserve_gib", 0.0, kMaxGib);
   d.runtime_overhead_gib =
       top.optional_double("runtime_overhead_gib", 0.0, kMaxGib).value_or(d.runtime_overhead_gib);
+  d.engine = top.optional_choice("engine", {"v1", "v0"}).value_or(d.engine);
   if (auto serving = top.optional_map("serving")) read_serving(*serving, s);
   read_cost_model(top, s);
   if (auto slo = top.optional_map("slo")) read_slo(*slo, s.sim.slo);

@@ -13,6 +13,7 @@
 //   kv_scale_group_size: 0
 //   activation_reserve_gib: 1.5        # absent: estimated from the model (kvsim kv shows it)
 //   runtime_overhead_gib: 2            # CUDA context, workspaces, NCCL, CUDA graphs
+//   engine: v1                         # v1: vLLM V1 memory profile; v0: the older accounting
 //   serving:
 //     replicas: 1
 //     router: round-robin              # round-robin|least-outstanding|least-kv|prefix-aware
@@ -63,6 +64,7 @@ struct ScenarioDeployment {
   std::int64_t kv_scale_group_size = 0;
   std::optional<double> activation_reserve_gib;  // nullopt: the model-based estimate
   double runtime_overhead_gib = 2.0;             // model::kDefaultRuntimeOverheadBytes
+  std::string engine = "v1";                     // v1|v0: memory accounting (--engine)
 };
 
 struct Scenario {

@@ -19,7 +19,10 @@ struct HardwareSpec {
   std::string vendor;        // "nvidia", "amd"
   std::string source;        // datasheet URL(s) for the numbers below
 
-  Bytes memory_bytes = 0;              // HBM capacity per GPU
+  Bytes memory_bytes = 0;  // HBM capacity per GPU
+  // The total cudaMemGetInfo reports (vLLM's total_gpu_memory), below memory_bytes by what the
+  // driver keeps; 0 = not measured (model::cuda_total_memory_bytes estimates it).
+  Bytes cuda_memory_bytes = 0;
   double memory_bandwidth = 0;         // bytes/s, HBM peak
   std::map<Dtype, double> peak_flops;  // dense FLOP/s per dtype (no sparsity)
 

@@ -6,6 +6,7 @@
 #include "common/assert.h"
 #include "common/int_math.h"
 #include "common/strings.h"
+#include "model/vllm_memory.h"
 #include "model/weights.h"
 
 namespace kvsim::model {
@@ -290,6 +291,9 @@ KvBudget kv_budget_per_gpu(const ModelSpec& model, const HardwareSpec& hardware,
                            const MemoryBudgetOptions& options) {
   KVSIM_ASSERT(options.gpu_memory_utilization > 0 && options.gpu_memory_utilization <= 1,
                "kv_budget_per_gpu: utilization outside (0, 1]");
+  if (options.engine == MemoryEngine::kVllmV1) {
+    return vllm_v1_kv_budget(model, hardware, tp, options);
+  }
   KvBudget b;
   b.memory_bytes = hardware.memory_bytes;
   b.gpu_memory_utilization = options.gpu_memory_utilization;

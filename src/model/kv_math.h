@@ -162,13 +162,25 @@ Bytes default_activation_reserve_bytes(const ModelSpec& model, std::int64_t tp,
                                        std::int64_t tokens = kDefaultActivationTokens,
                                        std::int64_t sequences = kDefaultActivationSequences);
 
+// How the budget is derived: kV0 is the formula below (the accounting kvsim used before it modelled
+// vLLM V1, matching V0-era engines); kVllmV1 is vLLM V1's worker memory profile
+// (model/vllm_memory.h).
+enum class MemoryEngine { kV0, kVllmV1 };
+
 struct MemoryBudgetOptions {
   // Fraction of the GPU's memory the serving process may use (vLLM --gpu-memory-utilization).
   // Raising it grows the KV budget one for one. In (0, 1].
   double gpu_memory_utilization = 0.9;
-  // nullopt: default_activation_reserve_bytes(model, tp).
+  // nullopt: default_activation_reserve_bytes(model, tp) (kV0) or the V1 profile peak (kVllmV1).
   std::optional<Bytes> activation_reserve_bytes;
   Bytes runtime_overhead_bytes = kDefaultRuntimeOverheadBytes;
+  MemoryEngine engine = MemoryEngine::kV0;
+  // kVllmV1 only. runtime_overhead_bytes replaces the non-torch estimate only when given.
+  bool runtime_overhead_given = false;
+  std::int64_t max_num_batched_tokens = 0;       // profile forward pass; 0 = vllm serve default
+  std::int64_t max_num_seqs = 0;                 // sampler rows; 0 = vllm serve default
+  std::optional<Bytes> kv_cache_memory_bytes;    // --kv-cache-memory-bytes: skip profiling
+  std::optional<Bytes> kv_cache_bytes_override;  // --num-gpu-blocks-override × block bytes
 };
 
 // The KV budget of one GPU:
@@ -177,7 +189,8 @@ struct MemoryBudgetOptions {
 // never negative: when the right side would be, `fits` is false, kv_budget_bytes is 0 and
 // shortfall_bytes says by how much the non-KV parts exceed `usable`.
 struct KvBudget {
-  Bytes memory_bytes = 0;  // the GPU's capacity
+  MemoryEngine engine = MemoryEngine::kV0;
+  Bytes memory_bytes = 0;  // the GPU's capacity (kVllmV1: the CUDA total vLLM multiplies)
   double gpu_memory_utilization = 0;
   Bytes usable_bytes = 0;
   Bytes weights_bytes = 0;  // per GPU

@@ -87,6 +87,57 @@ Json budget_json(const model::KvBudget& b) {
               {"shortfall_bytes", b.shortfall_bytes}};
 }
 
+double gib(Bytes b) {
+  return static_cast<double>(b) / static_cast<double>(kGiB);
+}
+
+std::vector<std::string> vllm_log_lines(const KvReport& r) {
+  const model::VllmMemoryProfile& p = *r.vllm_profile;
+  const model::VllmKvCacheLayout& l = *r.vllm_layout;
+  return {model::vllm_available_line(p.available_kv_bytes),
+          model::vllm_cache_size_line(l.kv_cache_tokens),
+          model::vllm_concurrency_line(l.max_model_len, l.max_concurrency)};
+}
+
+Json vllm_json(const KvReport& r) {
+  const model::VllmMemoryProfile& p = *r.vllm_profile;
+  const model::VllmKvCacheLayout& l = *r.vllm_layout;
+  Json profile{{"total_memory_bytes", p.total_memory_bytes},
+               {"total_memory_source", p.total_memory_measured ? "measured" : "estimated"},
+               {"gpu_memory_utilization", p.gpu_memory_utilization},
+               {"requested_bytes", p.requested_bytes},
+               {"weights_bytes", p.weights_bytes},
+               {"max_num_batched_tokens", p.max_num_batched_tokens},
+               {"max_num_seqs", p.max_num_seqs},
+               {"forward_peak_bytes", p.forward_peak_bytes},
+               {"sampler_peak_bytes", p.sampler_peak_bytes},
+               {"activation_peak_bytes", p.activation_peak_bytes},
+               {"non_torch_bytes", p.non_torch_bytes},
+               {"cuda_graph_bytes", p.cuda_graph_bytes},
+               {"non_kv_bytes", p.non_kv_bytes},
+               {"kv_cache_memory_given", p.kv_cache_memory_given}};
+  return Json{{"version", model::kVllmV1Version},
+              {"engine", "v1"},
+              {"profile", profile},
+              {"fits", p.fits},
+              {"shortfall_bytes", p.shortfall_bytes},
+              {"available_kv_cache_bytes", p.available_kv_bytes},
+              {"available_kv_cache_gib", gib(p.available_kv_bytes)},
+              {"num_kv_cache_groups", l.num_groups},
+              {"group_size", l.group_size},
+              {"block_bytes", l.block_bytes},
+              {"num_gpu_blocks", l.num_blocks},
+              {"num_gpu_blocks_override",
+               r.num_gpu_blocks_override ? Json(*r.num_gpu_blocks_override) : Json(nullptr)},
+              {"gpu_kv_cache_tokens", l.kv_cache_tokens},
+              {"max_model_len", l.max_model_len},
+              {"blocks_per_request", l.blocks_per_request},
+              {"max_concurrency", l.max_concurrency},
+              {"serves_max_model_len", p.fits && l.blocks_per_request <= l.num_blocks},
+              {"estimated_max_model_len", l.estimated_max_model_len},
+              {"log_lines", vllm_log_lines(r)}};
+}
+
 }  // namespace
 
 Json kv_json(const model::KvAnalysis& a, const std::string& kv_cache_dtype) {
@@ -138,6 +189,7 @@ std::string kv_report_json(const KvReport& r) {
                    {"hardware", r.hardware ? hardware_json(*r.hardware) : Json(nullptr)},
                    {"serving", serving_json(r.serving)}};
   doc["kv"] = kv_json(r.analysis, r.serving.kv_cache_dtype);
+  if (r.vllm_profile && r.vllm_layout) doc["kv"]["vllm"] = vllm_json(r);
   if (r.analysis.budget && !r.analysis.budget->fits) {
     doc["kv"]["min_fitting_tensor_parallel_size"] = r.min_fitting_tensor_parallel_size
                                                         ? Json(*r.min_fitting_tensor_parallel_size)
@@ -158,6 +210,93 @@ std::string kv_report_json(const KvReport& r) {
     doc["attention_comparison"] = variants;
   }
   return dump(doc);
+}
+
+// --compare-attention: the same model with other attention layouts.
+std::string variants_table(const KvReport& r) {
+  const model::KvAnalysis& a = r.analysis;
+  const model::KvFormat& f = a.query.format;
+  const std::int64_t batch = a.query.batch, ctx = a.query.context;
+  if (r.attention_variants.empty()) return {};
+  std::string out;
+  {
+    Table cmp({"attention", "KV heads", "bytes/token", "KV " + n(batch) + " × " + n(ctx),
+               "compression vs MHA", "max seqs/GPU"});
+    cmp.set_align(4, Align::kRight);
+    cmp.set_title("\nSame model, other attention layouts (" + model::kv_format_name(f) +
+                  "; capacity at this model's KV budget)");
+    for (const auto& v : r.attention_variants) {
+      cmp.add_row(
+          {v.label, n(v.kv_heads), with_commas(v.bytes_per_token), human_bytes(v.total_bytes),
+           fixed(v.compression_vs_mha,
+                 v.compression_vs_mha ==
+                         static_cast<double>(static_cast<std::int64_t>(v.compression_vs_mha))
+                     ? 0
+                     : 2) +
+               "×",
+           v.max_concurrent_sequences ? n(*v.max_concurrent_sequences) : "-"});
+    }
+    out += cmp.render();
+  }
+  return out;
+}
+
+// --engine v1: the worker's memory profile, then the three lines vLLM logs.
+std::string vllm_table(const KvReport& r) {
+  const model::VllmMemoryProfile& p = *r.vllm_profile;
+  const model::VllmKvCacheLayout& l = *r.vllm_layout;
+  const std::int64_t max_len = l.max_model_len;
+  KeyValueTable t;
+  t.add_section("vLLM V1 memory profile per GPU (vLLM " + std::string(model::kVllmV1Version) +
+                ", " + r.hardware->name + ")");
+  t.add("total GPU memory (CUDA)", bytes_text(p.total_memory_bytes),
+        p.total_memory_measured
+            ? "cudaMemGetInfo total, from the GPU profile"
+            : "estimated: nvidia-smi total − " + human_bytes(model::kDefaultCudaReservedBytes) +
+                  " driver reserve");
+  t.add("× gpu-memory-utilization " + fixed(p.gpu_memory_utilization, 2),
+        bytes_text(p.requested_bytes), "requested memory");
+  if (p.kv_cache_memory_given) {
+    t.add("KV cache memory (given)", bytes_text(p.available_kv_bytes),
+          "--kv-cache-memory-bytes: no profiling");
+  } else {
+    t.add("− model weights", bytes_text(p.weights_bytes));
+    t.add("− activation peak", bytes_text(p.activation_peak_bytes),
+          r.activation_reserve_estimated
+              ? "max(forward over " + n(p.max_num_batched_tokens) + " tokens " +
+                    human_bytes(p.forward_peak_bytes) + ", sampler over " +
+                    n(std::min(p.max_num_seqs, p.max_num_batched_tokens)) + " seqs " +
+                    human_bytes(p.sampler_peak_bytes) + ")"
+              : "as given (--activation-reserve-gib)");
+    t.add(
+        "− non-torch memory", bytes_text(p.non_torch_bytes),
+        "workspaces" +
+            std::string(r.analysis.query.tensor_parallel_size > 1 ? ", NCCL and all-reduce buffers"
+                                                                  : "") +
+            "; the CUDA context precedes vLLM's snapshot");
+    t.add("− CUDA graphs", bytes_text(p.cuda_graph_bytes),
+          "captured after the KV cache, from the headroom");
+    t.add("= available KV cache memory", p.fits ? bytes_text(p.available_kv_bytes) : "0 B",
+          p.fits ? "" : "DOES NOT FIT: short by " + human_bytes(p.shortfall_bytes));
+  }
+  t.add_section("KV cache");
+  t.add("KV cache groups", n(l.num_groups),
+        n(l.group_size) + " layers each; a block spans them: " + with_commas(l.block_bytes) + " B");
+  t.add("GPU blocks of " + n(r.analysis.query.block_size) + " tokens", n(l.num_blocks),
+        r.num_gpu_blocks_override ? "--num-gpu-blocks-override" : "= available / block bytes");
+  t.add("blocks per request", n(l.blocks_per_request), "at " + n(max_len) + " tokens");
+  std::string out = t.render();
+  out += "\nAs vLLM logs it:\n";
+  for (const std::string& line : vllm_log_lines(r)) out += "  " + line + "\n";
+  if (!p.fits || l.blocks_per_request > l.num_blocks) {
+    out += "\nDOES NOT START: one request of " + n(max_len) +
+           " tokens needs more KV cache than is available; vLLM estimates the longest it can "
+           "serve at " +
+           n(l.estimated_max_model_len) +
+           " tokens (lower --max-model-len, or raise --gpu-memory-utilization or "
+           "--tensor-parallel-size).\n";
+  }
+  return out;
 }
 
 std::string kv_report_table(const KvReport& r) {
@@ -236,6 +375,10 @@ std::string kv_report_table(const KvReport& r) {
   } else {
     const model::KvBudget& b = *a.budget;
     const model::KvCapacity& c = *a.capacity;
+    if (r.vllm_profile && r.vllm_layout) {
+      out = t.render() + vllm_table(r);
+      return out + variants_table(r);
+    }
     t.add_section("KV budget per GPU (" + r.hardware->name + ")");
     t.add("GPU memory", bytes_text(b.memory_bytes));
     t.add("× gpu-memory-utilization " + fixed(b.gpu_memory_utilization, 2),
@@ -280,25 +423,7 @@ std::string kv_report_table(const KvReport& r) {
     }
   }
 
-  if (!r.attention_variants.empty()) {
-    Table cmp({"attention", "KV heads", "bytes/token", "KV " + n(batch) + " × " + n(ctx),
-               "compression vs MHA", "max seqs/GPU"});
-    cmp.set_align(4, Align::kRight);
-    cmp.set_title("\nSame model, other attention layouts (" + model::kv_format_name(f) +
-                  "; capacity at this model's KV budget)");
-    for (const auto& v : r.attention_variants) {
-      cmp.add_row(
-          {v.label, n(v.kv_heads), with_commas(v.bytes_per_token), human_bytes(v.total_bytes),
-           fixed(v.compression_vs_mha,
-                 v.compression_vs_mha ==
-                         static_cast<double>(static_cast<std::int64_t>(v.compression_vs_mha))
-                     ? 0
-                     : 2) +
-               "×",
-           v.max_concurrent_sequences ? n(*v.max_concurrent_sequences) : "-"});
-    }
-    out += cmp.render();
-  }
+  out += variants_table(r);
   return out;
 }
 

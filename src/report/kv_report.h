@@ -14,7 +14,9 @@
 // and, added: kv_cache_dtype, tensor_parallel_size, batch, context, bytes_per_sequence,
 // bytes_per_token_per_gpu, total_bytes_per_gpu, weights_bytes_per_gpu, num_parameters,
 // ssm_state_bytes_per_sequence, groups[], fits, budget{...} (the breakdown), block_bytes,
-// bytes_per_sequence_per_gpu.
+// bytes_per_sequence_per_gpu, and with --engine v1 and a GPU vllm{version, profile{...},
+// available_kv_cache_bytes, available_kv_cache_gib, num_gpu_blocks, gpu_kv_cache_tokens,
+// max_concurrency, max_model_len, log_lines[3], ...}.
 
 #include <optional>
 #include <string>
@@ -23,6 +25,7 @@
 #include "model/hardware_spec.h"
 #include "model/kv_math.h"
 #include "model/model_spec.h"
+#include "model/vllm_memory.h"
 #include "report/json.h"
 #include "report/spec_json.h"
 
@@ -52,6 +55,10 @@ struct KvReport {
   std::optional<std::int64_t> min_fitting_tensor_parallel_size;
   // False when the activation reserve was given (--activation-reserve-gib), not estimated.
   bool activation_reserve_estimated = true;
+  // --engine v1 with a GPU: the worker's memory profile and the cache layout vLLM logs.
+  std::optional<model::VllmMemoryProfile> vllm_profile;
+  std::optional<model::VllmKvCacheLayout> vllm_layout;
+  std::optional<std::int64_t> num_gpu_blocks_override;
 };
 
 // The full document: envelope("kvsim.report/v1", "kv"), inputs{model, hardware (null without a

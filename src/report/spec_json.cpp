@@ -1,5 +1,6 @@
 #include "report/spec_json.h"
 
+#include "model/vllm_memory.h"
 #include "model/weights.h"
 
 namespace kvsim::report {
@@ -126,6 +127,14 @@ Json serving_json(const ServingMemoryInputs& s) {
   j["activation_reserve_bytes"] =
       s.activation_reserve_bytes ? Json(*s.activation_reserve_bytes) : Json(nullptr);
   j["runtime_overhead_bytes"] = s.runtime_overhead_bytes;
+  if (s.engine == model::MemoryEngine::kVllmV1) {
+    j["engine"] = "vllm-v1";
+    j["vllm_version"] = model::kVllmV1Version;
+    j["kv_cache_memory_bytes"] =
+        s.kv_cache_memory_bytes ? Json(*s.kv_cache_memory_bytes) : Json(nullptr);
+    j["num_gpu_blocks_override"] =
+        s.num_gpu_blocks_override ? Json(*s.num_gpu_blocks_override) : Json(nullptr);
+  }
   return j;
 }
 

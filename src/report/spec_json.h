@@ -38,6 +38,11 @@ struct ServingMemoryInputs {
   model::KvFormat kv_format;
   std::optional<Bytes> activation_reserve_bytes;  // as given; nullopt (JSON null): estimated
   Bytes runtime_overhead_bytes = model::kDefaultRuntimeOverheadBytes;
+  // kVllmV1 adds engine "vllm-v1", vllm_version and the overrides; kV0 adds nothing (reports
+  // written before V1 stay byte-identical).
+  model::MemoryEngine engine = model::MemoryEngine::kV0;
+  std::optional<Bytes> kv_cache_memory_bytes;
+  std::optional<std::int64_t> num_gpu_blocks_override;
 };
 Json serving_json(const ServingMemoryInputs& serving);
 

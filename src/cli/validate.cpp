@@ -1,0 +1,337 @@
+// kvsim validate: replays a real engine's benchmark run (its arrivals and lengths) through one
+// deployment and prints real vs simulated TTFT, TPOT, ITL, E2E (mean, p50, p90, p99) and
+// throughput with signed errors, (simulated − real) / real. JSON schema kvsim.validate/v1:
+//   inputs {run, run_format, arrivals, requests, failed_requests, request_rate, serving, ...},
+//   metrics {ttft_s|tpot_s|itl_s|e2e_s: {real{count, mean, p50, p90, p99} | null,
+//            simulated{...}, error{mean, p50, p90, p99} (fractions) | null}},
+//   throughput {real{requests_per_s, output_tokens_per_s}, simulated{...}, error{...}}.
+// Percentiles are nearest-rank on both sides (the simulator's are exact below its histogram
+// threshold, see sim/percentile.h).
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "cli/flag_parse.h"
+#include "cli/serving_flags.h"
+#include "common/error.h"
+#include "common/format.h"
+#include "common/strings.h"
+#include "report/json.h"
+#include "report/table.h"
+#include "trace/native_writer.h"
+#include "trace/replay_run.h"
+
+namespace kvsim::cli {
+namespace {
+
+struct ValidateFlags {
+  SimCommandFlags sim;
+  std::string run_path;       // --run FILE
+  std::string run_format;     // --run-format; empty = from the file name
+  std::string arrivals_path;  // --arrivals FILE (vLLM benchmark JSON)
+  std::int64_t run_seed = 0;  // --run-seed: the benchmark client's --seed
+};
+
+struct Stats {
+  std::int64_t count = 0;
+  double mean = 0, p50 = 0, p90 = 0, p99 = 0;
+};
+
+double nearest_rank(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const auto n = static_cast<double>(sorted.size());
+  auto rank = static_cast<std::size_t>(std::ceil(q / 100.0 * n));
+  rank = std::clamp<std::size_t>(rank, 1, sorted.size());
+  return sorted[rank - 1];
+}
+
+std::optional<Stats> stats_of(std::vector<double> v) {
+  if (v.empty()) return std::nullopt;
+  std::sort(v.begin(), v.end());
+  Stats s;
+  s.count = static_cast<std::int64_t>(v.size());
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.mean = sum / static_cast<double>(v.size());
+  s.p50 = nearest_rank(v, 50);
+  s.p90 = nearest_rank(v, 90);
+  s.p99 = nearest_rank(v, 99);
+  return s;
+}
+
+std::optional<Stats> stats_of(const sim::LatencyHistogram& h) {
+  if (h.count() == 0) return std::nullopt;
+  Stats s;
+  s.count = h.count();
+  s.mean = h.mean() / 1e9;
+  s.p50 = h.percentile(50) / 1e9;
+  s.p90 = h.percentile(90) / 1e9;
+  s.p99 = h.percentile(99) / 1e9;
+  return s;
+}
+
+struct MetricRow {
+  std::string name;  // "ttft_s"
+  std::string label;
+  std::optional<Stats> real, simulated;
+};
+
+report::Json stats_json(const std::optional<Stats>& s) {
+  if (!s) return nullptr;
+  return report::Json{
+      {"count", s->count}, {"mean", s->mean}, {"p50", s->p50}, {"p90", s->p90}, {"p99", s->p99}};
+}
+
+double rel(double sim, double real) {
+  return real != 0 ? (sim - real) / real : std::nan("");
+}
+
+report::Json error_json(const MetricRow& m) {
+  if (!m.real || !m.simulated) return nullptr;
+  const Stats &r = *m.real, &s = *m.simulated;
+  const auto num = [](double v) { return std::isfinite(v) ? report::Json(v) : report::Json(); };
+  return report::Json{{"mean", num(rel(s.mean, r.mean))},
+                      {"p50", num(rel(s.p50, r.p50))},
+                      {"p90", num(rel(s.p90, r.p90))},
+                      {"p99", num(rel(s.p99, r.p99))}};
+}
+
+std::string ms(const std::optional<Stats>& s, double Stats::*field) {
+  return s ? fixed((*s).*field * 1e3, 2) : "-";
+}
+
+std::string pct(const MetricRow& m, double Stats::*field) {
+  if (!m.real || !m.simulated) return "-";
+  const double e = rel((*m.simulated).*field, (*m.real).*field);
+  if (!std::isfinite(e)) return "-";
+  return (e >= 0 ? "+" : "") + fixed(100 * e, 1) + "%";
+}
+
+// The real run as a native trace in a temporary file (removed when this goes away).
+class TempTrace {
+ public:
+  explicit TempTrace(const trace::RealRun& run) {
+    path_ = (std::filesystem::temp_directory_path() /
+             ("kvsim-validate-" + std::to_string(::getpid()) + ".csv"))
+                .string();
+    std::FILE* f = std::fopen(path_.c_str(), "w");
+    if (f == nullptr) throw Error("cannot create the temporary trace " + path_);
+    {
+      trace::NativeCsvWriter writer(f, trace::TraceColumns{}, path_);
+      std::uint64_t id = 0;
+      for (const trace::RealRequest& r : run.requests) {
+        trace::RequestSpec spec;
+        spec.id = id++;
+        spec.arrival_ns = seconds_to_ns(r.arrival_s);
+        spec.prompt_tokens = r.prompt_tokens;
+        spec.output_tokens = r.output_tokens;
+        writer.write(spec);
+      }
+      writer.flush();
+    }
+    if (std::fclose(f) != 0) throw Error("cannot write the temporary trace " + path_);
+  }
+  ~TempTrace() {
+    std::error_code ignored;
+    std::filesystem::remove(path_, ignored);
+  }
+  TempTrace(const TempTrace&) = delete;
+  TempTrace& operator=(const TempTrace&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+void run_validate(const ValidateFlags& f) {
+  if (!f.sim.output.format.empty()) report::parse_format(f.sim.output.format);
+  if (f.run_path.empty()) {
+    throw flag_error("--run", "missing required flag; expected a benchmark result file");
+  }
+  if (any_workload_flag(f.sim.workload)) {
+    throw flag_error("--trace", "the workload is the real run's (--run); drop the workload flags");
+  }
+  std::optional<trace::RunFormat> format = f.run_format.empty()
+                                               ? trace::detect_run_format(f.run_path)
+                                               : trace::parse_run_format(f.run_format);
+  if (!format) {
+    throw flag_error("--run-format", "expected one of " + join(trace::run_format_names(), "|") +
+                                         (f.run_format.empty() ? " (not known from the file name)"
+                                                               : ", got '" + f.run_format + "'"));
+  }
+  trace::RealRun run;
+  switch (*format) {
+    case trace::RunFormat::kVllmBenchmark:
+      run = trace::read_vllm_benchmark_json(
+          f.run_path, {f.arrivals_path, static_cast<std::uint32_t>(f.run_seed)});
+      break;
+    case trace::RunFormat::kRequestsJsonl:
+      run = trace::read_requests_jsonl(f.run_path);
+      break;
+    case trace::RunFormat::kDistServe:
+      run = trace::read_distserve_exp(f.run_path);
+      break;
+  }
+  if (run.requests.empty()) throw Error(ErrorLocation{f.run_path, 0, 0, ""}, "no requests");
+  if (!f.arrivals_path.empty() && *format != trace::RunFormat::kVllmBenchmark) {
+    throw flag_error("--arrivals", "only a vLLM benchmark JSON needs arrivals; this run has them");
+  }
+
+  const TempTrace temp(run);
+  SimCommandFlags sim = f.sim;
+  trace::WorkloadOptions workload;
+  workload.source = trace::WorkloadOptions::Source::kTrace;
+  workload.trace.path = temp.path();
+  workload.trace.format = trace::TraceFormat::kNative;
+  sim.workload_override = workload;
+  const PreparedRun prepared = prepare_run(sim);
+  const RunOutput out = run_scenario(prepared, prepared.scenario, "", "validate:");
+  const sim::Metrics& m = out.result.metrics;
+
+  std::vector<double> ttft, tpot, e2e, itl;
+  std::int64_t failed = 0, output_tokens = 0, completed = 0;
+  for (const trace::RealRequest& r : run.requests) {
+    if (r.failed) {
+      ++failed;
+      continue;
+    }
+    if (r.ttft_s >= 0) ttft.push_back(r.ttft_s);
+    if (r.tpot_s >= 0) tpot.push_back(r.tpot_s);
+    if (r.e2e_s >= 0) e2e.push_back(r.e2e_s);
+    itl.insert(itl.end(), r.itl_s.begin(), r.itl_s.end());
+    ++completed;
+    output_tokens += r.output_tokens;
+  }
+  std::vector<MetricRow> rows{{"ttft_s", "TTFT", stats_of(ttft), stats_of(m.ttft)},
+                              {"tpot_s", "TPOT", stats_of(tpot), stats_of(m.tpot)},
+                              {"itl_s", "ITL", stats_of(itl), stats_of(m.itl)},
+                              {"e2e_s", "E2E", stats_of(e2e), stats_of(m.e2e)}};
+  const double real_duration = run.duration_s > 0 ? run.duration_s : 1;
+  const double sim_duration = std::max(1e-9, ns_to_seconds(out.result.duration_ns));
+  const double real_rps = static_cast<double>(completed) / real_duration;
+  const double real_tps = static_cast<double>(output_tokens) / real_duration;
+  const double sim_rps = static_cast<double>(m.completed) / sim_duration;
+  const double sim_tps = static_cast<double>(m.output_tokens) / sim_duration;
+
+  const auto json_doc = [&] {
+    report::Json doc = report::envelope("kvsim.validate/v1", "validate");
+    report::Json inputs;
+    inputs["run"] = f.run_path;
+    inputs["run_format"] = std::string(trace::run_format_name(run.format));
+    inputs["arrivals"] = run.arrivals;
+    inputs["requests"] = static_cast<std::int64_t>(run.requests.size());
+    inputs["failed_requests"] = failed;
+    inputs["request_rate"] = run.request_rate && std::isfinite(*run.request_rate)
+                                 ? report::Json(*run.request_rate)
+                                 : report::Json(nullptr);
+    inputs["model"] = out.inputs.model;
+    inputs["hardware"] = out.inputs.hardware;
+    inputs["serving"] = out.inputs.serving;
+    inputs["seed"] = out.inputs.seed;
+    doc["inputs"] = inputs;
+    report::Json metrics;
+    for (const MetricRow& row : rows) {
+      metrics[row.name] = {{"real", stats_json(row.real)},
+                           {"simulated", stats_json(row.simulated)},
+                           {"error", error_json(row)}};
+    }
+    doc["metrics"] = metrics;
+    doc["throughput"] = {
+        {"real", {{"requests_per_s", real_rps}, {"output_tokens_per_s", real_tps}}},
+        {"simulated", {{"requests_per_s", sim_rps}, {"output_tokens_per_s", sim_tps}}},
+        {"error",
+         {{"requests_per_s", rel(sim_rps, real_rps)},
+          {"output_tokens_per_s", rel(sim_tps, real_tps)}}}};
+    doc["simulated_requests"] = {{"completed", m.completed},
+                                 {"rejected", m.rejected()},
+                                 {"unfinished", out.result.requests_unfinished}};
+    return report::dump(doc);
+  };
+  const auto table = [&] {
+    report::Table t({"metric", "real mean", "sim mean", "err", "real p50", "sim p50", "err",
+                     "real p90", "sim p90", "err", "real p99", "sim p99", "err"});
+    for (std::size_t c = 1; c < 13; ++c) t.set_align(c, report::Align::kRight);
+    t.set_title("kvsim validate: " + f.run_path + " (" +
+                std::string(trace::run_format_name(run.format)) + ", " +
+                with_commas(static_cast<std::int64_t>(run.requests.size())) +
+                " requests; arrivals " + run.arrivals +
+                ")\nlatencies in ms; err = (sim − real) "
+                "/ real");
+    for (const MetricRow& row : rows) {
+      t.add_row({row.label, ms(row.real, &Stats::mean), ms(row.simulated, &Stats::mean),
+                 pct(row, &Stats::mean), ms(row.real, &Stats::p50), ms(row.simulated, &Stats::p50),
+                 pct(row, &Stats::p50), ms(row.real, &Stats::p90), ms(row.simulated, &Stats::p90),
+                 pct(row, &Stats::p90), ms(row.real, &Stats::p99), ms(row.simulated, &Stats::p99),
+                 pct(row, &Stats::p99)});
+    }
+    std::string s = t.render();
+    const auto signed_pct = [](double e) { return (e >= 0 ? "+" : "") + fixed(100 * e, 1) + "%"; };
+    s += "throughput: real " + fixed(real_rps, 3) + " req/s, " + fixed(real_tps, 1) +
+         " output tok/s; simulated " + fixed(sim_rps, 3) + " req/s (" +
+         signed_pct(rel(sim_rps, real_rps)) + "), " + fixed(sim_tps, 1) + " output tok/s (" +
+         signed_pct(rel(sim_tps, real_tps)) + ")\n";
+    if (failed > 0)
+      s += "real failed requests (left out of the real metrics): " + std::to_string(failed) + "\n";
+    if (m.rejected() > 0 || out.result.requests_unfinished > 0) {
+      s += "simulated: " + std::to_string(m.rejected()) + " rejected, " +
+           std::to_string(out.result.requests_unfinished) + " unfinished\n";
+    }
+    return s;
+  };
+  const auto csv = [&] {
+    std::string s = "metric,stat,real,simulated,error\n";
+    for (const MetricRow& row : rows) {
+      for (const auto& [stat, field] :
+           std::vector<std::pair<std::string, double Stats::*>>{{"mean", &Stats::mean},
+                                                                {"p50", &Stats::p50},
+                                                                {"p90", &Stats::p90},
+                                                                {"p99", &Stats::p99}}) {
+        const std::string real = row.real ? fixed((*row.real).*field, 9) : "";
+        const std::string simd = row.simulated ? fixed((*row.simulated).*field, 9) : "";
+        std::string err;
+        if (row.real && row.simulated) {
+          const double e = rel((*row.simulated).*field, (*row.real).*field);
+          if (std::isfinite(e)) err = fixed(e, 6);
+        }
+        s += row.name + "," + stat + "," + real + "," + simd + "," + err + "\n";
+      }
+    }
+    return s;
+  };
+  report::emit(f.sim.output, {json_doc, table, csv}, "validate");
+}
+
+}  // namespace
+
+void register_validate(CLI::App& app) {
+  auto flags = std::make_shared<ValidateFlags>();
+  auto* command = app.add_subcommand(
+      "validate", "Replay a real benchmark run and compare real vs simulated latencies");
+  add_sim_command_flags(command, flags->sim, /*lists=*/false);
+  command->add_option("--run", flags->run_path,
+                      "The real run: vLLM benchmark_serving --save-result JSON, requests.jsonl, "
+                      "or a DistServe .exp file");
+  command->add_option("--run-format", flags->run_format,
+                      "vllm-benchmark|requests-jsonl|distserve (default: from the file name)");
+  command->add_option("--arrivals", flags->arrivals_path,
+                      "vLLM benchmark JSON: the requests' arrival times (one per line, s); "
+                      "default: regenerated from the recorded rate and --run-seed");
+  command
+      ->add_option_function<std::string>(
+          "--run-seed",
+          [flags](const std::string& s) {
+            flags->run_seed = int_flag("--run-seed", s, "a non-negative integer");
+            if (flags->run_seed < 0 || flags->run_seed > 0xffffffffLL) {
+              throw flag_error("--run-seed", "expected an integer in [0, 4294967295], got " + s);
+            }
+          },
+          "The benchmark client's --seed, for regenerated arrivals")
+      ->default_str("0");
+  command->callback([flags] { run_validate(*flags); });
+}
+
+}  // namespace kvsim::cli

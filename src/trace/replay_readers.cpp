@@ -1,0 +1,567 @@
+// Readers of real benchmark runs (replay_run.h): vLLM benchmark_serving JSON, requests.jsonl and
+// DistServe .exp (a Python literal, parsed by the small recursive-descent reader below).
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "trace/replay_run.h"
+
+namespace kvsim::trace {
+namespace {
+
+using nlohmann::json;
+
+Error run_error(const std::string& file, int line, int column, const std::string& field,
+                const std::string& message) {
+  return Error(ErrorLocation{file, line, column, field}, message);
+}
+
+// 1-based line and column of byte `offset` in `text`.
+std::pair<int, int> line_col(const std::string& text, std::size_t offset) {
+  int line = 1, col = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
+}
+
+std::string read_whole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw run_error(path, 0, 0, "", "cannot open the file");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+json parse_json_text(const std::string& text, const std::string& file, int line_offset) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    const auto [line, col] = line_col(text, e.byte > 0 ? e.byte - 1 : 0);
+    throw run_error(file, line + line_offset, col, "", "malformed JSON");
+  }
+}
+
+// ---- A Python literal (DistServe .exp) ----------------------------------------------------
+
+struct PyValue {
+  enum class Kind { kNone, kBool, kNumber, kString, kList, kDict } kind = Kind::kNone;
+  double number = 0;
+  bool boolean = false;
+  std::string text;
+  std::vector<PyValue> items;                            // list
+  std::vector<std::pair<std::string, PyValue>> entries;  // dict, keys are strings
+  int line = 0, column = 0;
+};
+
+class PyLiteralParser {
+ public:
+  PyLiteralParser(const std::string& text, const std::string& file) : s_(text), file_(file) {}
+
+  // The literal, then (DistServe's benchmark writes one) an optional summary block
+  // "{\n\tkey: number\n ...}" whose numbers go to `summary`.
+  PyValue parse_document(std::vector<std::pair<std::string, double>>& summary) {
+    PyValue v = value();
+    skip_space();
+    if (pos_ < s_.size() && s_[pos_] == '{') {
+      ++pos_;
+      while (true) {
+        skip_space();
+        if (pos_ >= s_.size()) throw error("", "unterminated summary block, expected '}'");
+        if (s_[pos_] == '}') {
+          ++pos_;
+          break;
+        }
+        const std::size_t colon = s_.find(':', pos_);
+        const std::size_t eol = s_.find('\n', pos_);
+        if (colon == std::string::npos || (eol != std::string::npos && colon > eol)) {
+          throw error("", "expected 'key: number' in the summary block");
+        }
+        std::string key = s_.substr(pos_, colon - pos_);
+        while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
+        pos_ = colon + 1;
+        PyValue n = value();
+        if (n.kind != PyValue::Kind::kNumber) throw error(key, "expected a number");
+        summary.emplace_back(key, n.number);
+      }
+      skip_space();
+    }
+    if (pos_ != s_.size()) throw error("", "unexpected text after the literal");
+    return v;
+  }
+
+ private:
+  Error error(const std::string& field, const std::string& message) const {
+    const auto [line, col] = line_col(s_, pos_);
+    return run_error(file_, line, col, field, message);
+  }
+
+  void skip_space() {
+    while (pos_ < s_.size()) {
+      const char c = s_[pos_];
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+        ++pos_;
+      } else if (c == '#') {
+        while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
+      } else {
+        break;
+      }
+    }
+  }
+
+  bool consume(char c) {
+    skip_space();
+    if (pos_ < s_.size() && s_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+
+  PyValue value() {
+    skip_space();
+    if (pos_ >= s_.size()) throw error("", "unexpected end of file, expected a value");
+    PyValue v;
+    const auto [line, col] = line_col(s_, pos_);
+    v.line = line;
+    v.column = col;
+    const char c = s_[pos_];
+    if (c == '[' || c == '(') {
+      const char close = c == '[' ? ']' : ')';
+      ++pos_;
+      v.kind = PyValue::Kind::kList;
+      if (consume(close)) return v;
+      while (true) {
+        v.items.push_back(value());
+        if (consume(close)) return v;
+        if (!consume(',')) throw error("", std::string("expected ',' or '") + close + "'");
+        if (consume(close)) return v;  // trailing comma
+      }
+    }
+    if (c == '{') {
+      ++pos_;
+      v.kind = PyValue::Kind::kDict;
+      if (consume('}')) return v;
+      while (true) {
+        PyValue key = value();
+        if (key.kind != PyValue::Kind::kString) throw error("", "expected a string key");
+        if (!consume(':')) throw error(key.text, "expected ':' after the key");
+        v.entries.emplace_back(key.text, value());
+        if (consume('}')) return v;
+        if (!consume(',')) throw error("", "expected ',' or '}'");
+        if (consume('}')) return v;
+      }
+    }
+    if (c == '\'' || c == '"') return string_value(v);
+    if (std::isalpha(static_cast<unsigned char>(c))) {
+      std::size_t end = pos_;
+      while (end < s_.size() && std::isalnum(static_cast<unsigned char>(s_[end]))) ++end;
+      const std::string word = s_.substr(pos_, end - pos_);
+      if (word == "None") {
+        v.kind = PyValue::Kind::kNone;
+      } else if (word == "True" || word == "False") {
+        v.kind = PyValue::Kind::kBool;
+        v.boolean = word == "True";
+      } else if (word == "nan" || word == "inf") {
+        v.kind = PyValue::Kind::kNumber;
+        v.number = word == "nan" ? std::nan("") : HUGE_VAL;
+      } else {
+        throw error("", "unexpected name '" + word +
+                            "', expected a number, string, list, "
+                            "dict, None, True or False");
+      }
+      pos_ = end;
+      return v;
+    }
+    return number_value(v);
+  }
+
+  PyValue string_value(PyValue& v) {
+    const char quote = s_[pos_++];
+    v.kind = PyValue::Kind::kString;
+    while (pos_ < s_.size() && s_[pos_] != quote) {
+      char c = s_[pos_++];
+      if (c == '\\' && pos_ < s_.size()) {
+        const char e = s_[pos_++];
+        c = e == 'n' ? '\n' : e == 't' ? '\t' : e;
+      }
+      v.text += c;
+    }
+    if (pos_ >= s_.size()) throw error("", "unterminated string");
+    ++pos_;
+    return v;
+  }
+
+  PyValue number_value(PyValue& v) {
+    const char* begin = s_.c_str() + pos_;
+    char* end = nullptr;
+    const double d = std::strtod(begin, &end);
+    if (end == begin) throw error("", "expected a value");
+    pos_ += static_cast<std::size_t>(end - begin);
+    v.kind = PyValue::Kind::kNumber;
+    v.number = d;
+    return v;
+  }
+
+  const std::string& s_;
+  const std::string& file_;
+  std::size_t pos_ = 0;
+};
+
+const PyValue* dict_get(const PyValue& d, const std::string& key) {
+  for (const auto& [k, v] : d.entries) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+double py_number(const PyValue& d, const std::string& key, const std::string& file,
+                 std::size_t index) {
+  const PyValue* v = dict_get(d, key);
+  const std::string field = "[" + std::to_string(index) + "]." + key;
+  if (v == nullptr) throw run_error(file, d.line, d.column, field, "missing field");
+  if (v->kind != PyValue::Kind::kNumber || !std::isfinite(v->number)) {
+    throw run_error(file, v->line, v->column, field, "expected a finite number");
+  }
+  return v->number;
+}
+
+std::int64_t positive_count(double v, const std::string& file, int line, int column,
+                            const std::string& field) {
+  if (!(v >= 1) || v != std::floor(v) || v > 1e12) {
+    throw run_error(file, line, column, field, "expected a positive integer (tokens)");
+  }
+  return static_cast<std::int64_t>(v);
+}
+
+// Sorts by arrival (stable: ties keep file order) and shifts the first arrival to 0.
+void normalize_arrivals(std::vector<RealRequest>& requests) {
+  std::stable_sort(
+      requests.begin(), requests.end(),
+      [](const RealRequest& a, const RealRequest& b) { return a.arrival_s < b.arrival_s; });
+  if (requests.empty()) return;
+  const double first = requests.front().arrival_s;
+  for (RealRequest& r : requests) r.arrival_s -= first;
+}
+
+void set_tpot(RealRequest& r) {
+  r.tpot_s = (r.output_tokens > 1 && r.ttft_s >= 0 && r.e2e_s >= 0)
+                 ? (r.e2e_s - r.ttft_s) / static_cast<double>(r.output_tokens - 1)
+                 : -1;
+}
+
+double span_of(const std::vector<RealRequest>& requests) {
+  double end = 0;
+  for (const RealRequest& r : requests) {
+    if (r.e2e_s >= 0) end = std::max(end, r.arrival_s + r.e2e_s);
+  }
+  return end;
+}
+
+std::vector<double> read_arrivals_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw run_error(path, 0, 0, "", "cannot open the arrivals file");
+  std::vector<double> out;
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    const std::size_t start = line.find_first_not_of(" \t\r");
+    if (start == std::string::npos || line[start] == '#') continue;
+    const std::string first = line.substr(start, line.find(',', start) - start);
+    char* end = nullptr;
+    const double v = std::strtod(first.c_str(), &end);
+    if (end == first.c_str()) {
+      if (out.empty() && number == 1) continue;  // a header
+      throw run_error(path, number, 1, "arrival_s", "expected a number of seconds");
+    }
+    if (!std::isfinite(v) || v < 0 || (!out.empty() && v < out.back())) {
+      throw run_error(path, number, 1, "arrival_s",
+                      "expected a finite, non-negative, non-decreasing time (s)");
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view run_format_name(RunFormat format) {
+  switch (format) {
+    case RunFormat::kVllmBenchmark:
+      return "vllm-benchmark";
+    case RunFormat::kRequestsJsonl:
+      return "requests-jsonl";
+    case RunFormat::kDistServe:
+      return "distserve";
+  }
+  return "?";
+}
+
+std::optional<RunFormat> parse_run_format(std::string_view name) {
+  for (RunFormat f :
+       {RunFormat::kVllmBenchmark, RunFormat::kRequestsJsonl, RunFormat::kDistServe}) {
+    if (run_format_name(f) == name) return f;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> run_format_names() {
+  return {"vllm-benchmark", "requests-jsonl", "distserve"};
+}
+
+std::optional<RunFormat> detect_run_format(const std::string& path) {
+  const auto ends = [&](std::string_view suffix) {
+    return path.size() >= suffix.size() &&
+           std::string_view(path).substr(path.size() - suffix.size()) == suffix;
+  };
+  if (ends(".exp")) return RunFormat::kDistServe;
+  if (ends(".jsonl")) return RunFormat::kRequestsJsonl;
+  if (ends(".json")) return RunFormat::kVllmBenchmark;
+  return std::nullopt;
+}
+
+std::vector<double> vllm_client_arrivals(std::int64_t n, double request_rate, double burstiness,
+                                         std::uint32_t seed) {
+  if (burstiness != 1.0) {
+    throw Error(ErrorLocation{"", 0, 0, "burstiness"},
+                "only burstiness 1 (Poisson arrivals) can be regenerated; give --arrivals FILE");
+  }
+  if (!(request_rate > 0)) {
+    throw Error(ErrorLocation{"", 0, 0, "request_rate"}, "expected a positive request rate");
+  }
+  std::vector<double> out;
+  out.reserve(static_cast<std::size_t>(std::max<std::int64_t>(0, n)));
+  if (std::isinf(request_rate)) {
+    out.assign(static_cast<std::size_t>(n), 0.0);
+    return out;
+  }
+  std::mt19937 mt(seed);  // numpy's legacy seeding of an integer seed: init_genrand(seed)
+  const double scale = 1.0 / (request_rate * burstiness);
+  double t = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    out.push_back(t);
+    const std::uint32_t a = mt() >> 5, b = mt() >> 6;
+    const double u = (a * 67108864.0 + b) / 9007199254740992.0;
+    t += scale * -std::log(1.0 - u);
+  }
+  return out;
+}
+
+RealRun read_vllm_benchmark_json(const std::string& path, const VllmBenchmarkOptions& options) {
+  const std::string text = read_whole(path);
+  const json doc = parse_json_text(text, path, 0);
+  const auto field_error = [&](const std::string& field, const std::string& message) {
+    return run_error(path, 0, 0, field, message);
+  };
+  if (!doc.is_object()) throw field_error("", "expected a JSON object (benchmark_serving result)");
+  for (const char* key : {"input_lens", "output_lens", "ttfts", "itls"}) {
+    if (!doc.contains(key) || !doc[key].is_array()) {
+      throw field_error(key, "missing or not a list (save the run with --save-result)");
+    }
+  }
+  const std::size_t n = doc["input_lens"].size();
+  for (const char* key : {"output_lens", "ttfts", "itls"}) {
+    if (doc[key].size() != n) {
+      throw field_error(key, "expected " + std::to_string(n) + " entries (one per input_lens)");
+    }
+  }
+  RealRun run;
+  run.format = RunFormat::kVllmBenchmark;
+  double burstiness = 1.0;
+  if (doc.contains("burstiness") && doc["burstiness"].is_number()) {
+    burstiness = doc["burstiness"].get<double>();
+  }
+  if (doc.contains("request_rate")) {
+    const json& rate = doc["request_rate"];
+    if (rate.is_number()) {
+      run.request_rate = rate.get<double>();
+    } else if (rate.is_string() && rate.get<std::string>() == "inf") {
+      run.request_rate = HUGE_VAL;
+    }
+  }
+  if (doc.contains("duration") && doc["duration"].is_number()) {
+    run.duration_s = doc["duration"].get<double>();
+  }
+  std::vector<double> arrivals;
+  if (!options.arrivals_path.empty()) {
+    arrivals = read_arrivals_file(options.arrivals_path);
+    if (arrivals.size() != n) {
+      throw run_error(options.arrivals_path, 0, 0, "",
+                      "expected " + std::to_string(n) + " arrivals (one per request of " + path +
+                          "), got " + std::to_string(arrivals.size()));
+    }
+    run.arrivals = "file " + options.arrivals_path;
+  } else {
+    if (!run.request_rate) {
+      throw field_error("request_rate",
+                        "missing: cannot regenerate arrivals; give --arrivals FILE");
+    }
+    arrivals = vllm_client_arrivals(static_cast<std::int64_t>(n), *run.request_rate, burstiness,
+                                    options.seed);
+    run.arrivals = "regenerated: numpy RandomState(" + std::to_string(options.seed) +
+                   ") exponential gaps at the recorded request_rate";
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string idx = "[" + std::to_string(i) + "]";
+    RealRequest r;
+    r.arrival_s = arrivals[i];
+    const json& in = doc["input_lens"][i];
+    const json& out = doc["output_lens"][i];
+    if (!in.is_number_integer() || in.get<std::int64_t>() < 1) {
+      throw field_error("input_lens" + idx, "expected a positive integer (tokens)");
+    }
+    if (!out.is_number_integer() || out.get<std::int64_t>() < 0) {
+      throw field_error("output_lens" + idx, "expected a non-negative integer (tokens)");
+    }
+    r.prompt_tokens = in.get<std::int64_t>();
+    r.output_tokens = out.get<std::int64_t>();
+    if (doc.contains("errors") && doc["errors"].is_array() && i < doc["errors"].size()) {
+      const json& e = doc["errors"][i];
+      r.failed = e.is_string() && !e.get<std::string>().empty();
+    }
+    r.failed = r.failed || r.output_tokens < 1;
+    if (r.output_tokens < 1) r.output_tokens = 1;  // still arrives and is simulated
+    const json& ttft = doc["ttfts"][i];
+    if (!r.failed) {
+      if (!ttft.is_number() || ttft.get<double>() < 0) {
+        throw field_error("ttfts" + idx, "expected a non-negative number (s)");
+      }
+      r.ttft_s = ttft.get<double>();
+      double e2e = r.ttft_s;
+      for (const json& gap : doc["itls"][i]) {
+        if (!gap.is_number() || gap.get<double>() < 0) {
+          throw field_error("itls" + idx, "expected non-negative numbers (s)");
+        }
+        r.itl_s.push_back(gap.get<double>());
+        e2e += gap.get<double>();
+      }
+      r.e2e_s = e2e;
+      set_tpot(r);
+    }
+    run.requests.push_back(std::move(r));
+  }
+  normalize_arrivals(run.requests);
+  if (run.duration_s <= 0) run.duration_s = span_of(run.requests);
+  return run;
+}
+
+RealRun read_requests_jsonl(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw run_error(path, 0, 0, "", "cannot open the file");
+  RealRun run;
+  run.format = RunFormat::kRequestsJsonl;
+  run.arrivals = "recorded";
+  std::string line;
+  int number = 0;
+  const auto first_number = [](const json& o, std::initializer_list<const char*> keys,
+                               double scale) -> std::optional<double> {
+    for (const char* k : keys) {
+      if (o.contains(k) && o[k].is_number()) return o[k].get<double>() * scale;
+    }
+    return std::nullopt;
+  };
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const json o = parse_json_text(line, path, number - 1);
+    if (!o.is_object()) throw run_error(path, number, 1, "", "expected a JSON object");
+    RealRequest r;
+    auto arrival = first_number(o, {"arrival_time_s", "arrival_s", "arrival_time", "arrival"}, 1);
+    if (!arrival) arrival = first_number(o, {"arrival_time_ms", "timestamp_ms"}, 1e-3);
+    if (!arrival || !std::isfinite(*arrival)) {
+      throw run_error(path, number, 1, "arrival_time_s", "missing arrival time");
+    }
+    const auto prompt = first_number(o, {"input_tokens", "prompt_tokens", "input_length"}, 1);
+    const auto output = first_number(o, {"output_tokens", "output_length"}, 1);
+    if (!prompt) throw run_error(path, number, 1, "input_tokens", "missing token count");
+    if (!output) throw run_error(path, number, 1, "output_tokens", "missing token count");
+    r.arrival_s = *arrival;
+    r.prompt_tokens = positive_count(*prompt, path, number, 1, "input_tokens");
+    r.output_tokens = positive_count(*output, path, number, 1, "output_tokens");
+    if (const auto first = first_number(o, {"first_token_time"}, 1)) {
+      r.ttft_s = *first - r.arrival_s;
+    } else if (const auto ttft = first_number(o, {"ttft_s"}, 1)) {
+      r.ttft_s = *ttft;
+    }
+    if (const auto end = first_number(o, {"end_time"}, 1)) {
+      r.e2e_s = *end - r.arrival_s;
+    } else if (const auto latency = first_number(o, {"latency_s"}, 1)) {
+      r.e2e_s = *latency;
+    }
+    if ((r.ttft_s < 0 && o.contains("first_token_time")) || (r.e2e_s >= 0 && r.ttft_s > r.e2e_s)) {
+      throw run_error(path, number, 1, "first_token_time",
+                      "expected arrival <= first token <= end");
+    }
+    set_tpot(r);
+    run.requests.push_back(std::move(r));
+  }
+  normalize_arrivals(run.requests);
+  run.duration_s = span_of(run.requests);
+  return run;
+}
+
+RealRun read_distserve_exp(const std::string& path) {
+  const std::string text = read_whole(path);
+  std::vector<std::pair<std::string, double>> summary;
+  const PyValue doc = PyLiteralParser(text, path).parse_document(summary);
+  if (doc.kind != PyValue::Kind::kList) {
+    throw run_error(path, doc.line, doc.column, "", "expected a list of request dicts");
+  }
+  RealRun run;
+  run.format = RunFormat::kDistServe;
+  run.arrivals = "recorded";
+  for (std::size_t i = 0; i < doc.items.size(); ++i) {
+    const PyValue& d = doc.items[i];
+    const std::string idx = "[" + std::to_string(i) + "]";
+    if (d.kind != PyValue::Kind::kDict) {
+      throw run_error(path, d.line, d.column, idx, "expected a dict");
+    }
+    RealRequest r;
+    r.prompt_tokens = positive_count(py_number(d, "prompt_len", path, i), path, d.line, d.column,
+                                     idx + ".prompt_len");
+    r.output_tokens = positive_count(py_number(d, "output_len", path, i), path, d.line, d.column,
+                                     idx + ".output_len");
+    const double issue = py_number(d, "issue_time", path, i);
+    const double first = py_number(d, "first_token_time", path, i);
+    const double done = py_number(d, "complete_time", path, i);
+    if (!(issue <= first && first <= done)) {
+      throw run_error(path, d.line, d.column, idx + ".first_token_time",
+                      "expected issue_time <= first_token_time <= complete_time");
+    }
+    r.arrival_s = issue;
+    r.ttft_s = first - issue;
+    r.e2e_s = done - issue;
+    set_tpot(r);
+    run.requests.push_back(std::move(r));
+  }
+  normalize_arrivals(run.requests);
+  run.duration_s = span_of(run.requests);
+  for (const auto& [key, value] : summary) {
+    if (key == "test_duration_ms" && value > 0) run.duration_s = value / 1e3;
+  }
+  // vllm-<N>-<rate>.exp names the rate.
+  const std::size_t slash = path.find_last_of('/');
+  const std::string base = path.substr(slash == std::string::npos ? 0 : slash + 1);
+  const std::size_t dash = base.find_last_of('-');
+  if (dash != std::string::npos) {
+    char* end = nullptr;
+    const std::string tail = base.substr(dash + 1);
+    const double rate = std::strtod(tail.c_str(), &end);
+    if (end != tail.c_str() && std::string(end) == ".exp" && rate > 0) run.request_rate = rate;
+  }
+  return run;
+}
+
+}  // namespace kvsim::trace

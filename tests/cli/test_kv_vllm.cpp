@@ -1,0 +1,99 @@
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+using kvsim::test::run_kvsim;
+using Json = nlohmann::json;
+
+namespace {
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("kvsim kv --engine v1 prints the three lines vLLM logs", "[cli][kv][vllm]") {
+  const auto r =
+      run_kvsim({"kv", "--model", "llama-3-8b", "--gpu", "a100-80gb", "--format", "table"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(has(r.out, "vLLM V1 memory profile per GPU"));
+  CHECK(has(r.out, "Available KV cache memory: "));
+  CHECK(has(r.out, "GPU KV cache size: "));
+  CHECK(has(r.out, "Maximum concurrency for 8,192 tokens per request: "));
+  const auto j =
+      run_kvsim({"kv", "--model", "llama-3-8b", "--gpu", "a100-80gb", "--max-num-batched-tokens",
+                 "4096", "--max-num-seqs", "128", "--format", "json"});
+  REQUIRE(j.exit_code == 0);
+  const Json doc = Json::parse(j.out);
+  const Json& v = doc["kv"]["vllm"];
+  CHECK(v["version"] == "0.10.1");
+  CHECK(v["profile"]["max_num_batched_tokens"] == 4096);
+  CHECK(v["profile"]["max_num_seqs"] == 128);
+  CHECK(v["profile"]["total_memory_source"] == "measured");
+  CHECK(v["log_lines"].size() == 3);
+  // A full-attention model: tokens = blocks × 16, blocks = available / (16 × 131,072 B).
+  const auto available = v["available_kv_cache_bytes"].get<std::uint64_t>();
+  CHECK(v["num_gpu_blocks"] == available / (16 * 131072));
+  CHECK(v["gpu_kv_cache_tokens"] == v["num_gpu_blocks"].get<std::int64_t>() * 16);
+  CHECK(doc["kv"]["kv_budget_bytes"] == available);
+  CHECK(doc["inputs"]["serving"]["engine"] == "vllm-v1");
+}
+
+TEST_CASE("kvsim kv: vLLM's overrides, under vLLM's names", "[cli][kv][vllm]") {
+  const auto blocks = run_kvsim({"kv", "--model", "llama-3-8b", "--gpu", "a100-80gb",
+                                 "--num-gpu-blocks-override", "1000", "--format", "json"});
+  REQUIRE(blocks.exit_code == 0);
+  const Json b = Json::parse(blocks.out);
+  CHECK(b["kv"]["vllm"]["num_gpu_blocks"] == 1000);
+  CHECK(b["kv"]["vllm"]["gpu_kv_cache_tokens"] == 16000);
+  CHECK(b["kv"]["num_blocks"] == 1000);
+  const auto bytes = run_kvsim({"kv", "--model", "llama-3-8b", "--gpu", "a100-80gb",
+                                "--kv-cache-memory-bytes", "2097152000", "--format", "json"});
+  REQUIRE(bytes.exit_code == 0);
+  const Json k = Json::parse(bytes.out);
+  CHECK(k["kv"]["vllm"]["available_kv_cache_bytes"] == 2097152000);
+  CHECK(k["kv"]["vllm"]["num_gpu_blocks"] == 1000);
+  const auto v0 = run_kvsim({"kv", "--model", "llama-3-8b", "--gpu", "a100-80gb", "--engine", "v0",
+                             "--num-gpu-blocks-override", "10"});
+  CHECK(v0.exit_code == 2);
+  CHECK(has(v0.err, "--num-gpu-blocks-override"));
+  const auto bad = run_kvsim({"kv", "--model", "llama-3-8b", "--engine", "v2"});
+  CHECK(bad.exit_code == 2);
+  CHECK(has(bad.err, "--engine: expected v1|v0"));
+}
+
+TEST_CASE("Llama-3.1-8B bf16 at --max-model-len 32768 on a 24 GB L4 starts, as in vLLM",
+          "[cli][kv][vllm]") {
+  KVSIM_REQUIRE_SHARED(config, "models/meta-llama--Meta-Llama-3.1-8B.json");
+  const auto r = run_kvsim({"kv", "--model", config, "--gpu", "l4", "--max-model-len", "32768",
+                            "--gpu-memory-utilization", "0.9", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const Json v = Json::parse(r.out)["kv"]["vllm"];
+  CHECK(v["serves_max_model_len"] == true);
+  CHECK(v["gpu_kv_cache_tokens"].get<std::int64_t>() >= 32768);
+  const auto sim = run_kvsim({"simulate",
+                              "--model",
+                              config,
+                              "--gpu",
+                              "l4",
+                              "--max-model-len",
+                              "32768",
+                              "--rate",
+                              "1",
+                              "--num-requests",
+                              "5",
+                              "--prompt-len",
+                              "1000",
+                              "--output-len",
+                              "50",
+                              "--scheduler",
+                              "chunked-prefill",
+                              "--max-num-batched-tokens",
+                              "2048",
+                              "--format",
+                              "json"});
+  REQUIRE(sim.exit_code == 0);
+  CHECK(Json::parse(sim.out)["summary"]["requests_completed"] == 5);
+}

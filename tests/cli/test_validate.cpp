@@ -1,0 +1,95 @@
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+using kvsim::test::run_kvsim;
+using kvsim::test::temp_dir;
+using kvsim::test::write_temp_file;
+using Json = nlohmann::json;
+
+namespace {
+
+// Three requests of a DistServe-style run on OPT-13B.
+const char* kExp =
+    "[{'prompt_len': 64, 'output_len': 5, 'issue_time': 10.0, 'first_token_time': 10.1,"
+    " 'complete_time': 10.3},\n"
+    " {'prompt_len': 32, 'output_len': 3, 'issue_time': 10.5, 'first_token_time': 10.55,"
+    " 'complete_time': 10.65},\n"
+    " {'prompt_len': 128, 'output_len': 9, 'issue_time': 11.0, 'first_token_time': 11.2,"
+    " 'complete_time': 11.6}]";
+
+}  // namespace
+
+TEST_CASE("kvsim validate replays a DistServe run: real and simulated side by side",
+          "[cli][validate]") {
+  const std::string dir = temp_dir();
+  const std::string exp = write_temp_file(dir, "vllm-3-2.exp", kExp);
+  const auto r = run_kvsim({"validate", "--run", exp, "--model", "opt-13b", "--gpu", "a100-80gb",
+                            "--engine", "v0", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const Json doc = Json::parse(r.out);
+  CHECK(doc["schema"] == "kvsim.validate/v1");
+  CHECK(doc["inputs"]["run_format"] == "distserve");
+  CHECK(doc["inputs"]["arrivals"] == "recorded");
+  CHECK(doc["inputs"]["requests"] == 3);
+  CHECK(doc["inputs"]["request_rate"] == 2.0);
+  const Json& ttft = doc["metrics"]["ttft_s"];
+  CHECK(ttft["real"]["count"] == 3);
+  CHECK(ttft["real"]["mean"].get<double>() == Approx((0.1 + 0.05 + 0.2) / 3));
+  CHECK(ttft["real"]["p50"].get<double>() == Approx(0.1));
+  CHECK(ttft["simulated"]["count"] == 3);
+  const double sim = ttft["simulated"]["mean"].get<double>();
+  const double real = ttft["real"]["mean"].get<double>();
+  CHECK(ttft["error"]["mean"].get<double>() == Approx((sim - real) / real));
+  CHECK(doc["metrics"]["itl_s"]["real"].is_null());  // .exp records no token gaps
+  CHECK(doc["metrics"]["itl_s"]["error"].is_null());
+  CHECK(doc["metrics"]["tpot_s"]["real"]["count"] == 3);
+  CHECK(doc["simulated_requests"]["completed"] == 3);
+  CHECK(doc["throughput"]["real"]["requests_per_s"].get<double>() == Approx(3 / 1.6));
+
+  const auto table = run_kvsim(
+      {"validate", "--run", exp, "--model", "opt-13b", "--gpu", "a100-80gb", "--format", "table"});
+  REQUIRE(table.exit_code == 0);
+  CHECK(table.out.find("TTFT") != std::string::npos);
+  CHECK(table.out.find("throughput: real") != std::string::npos);
+}
+
+TEST_CASE("kvsim validate: bad input exits 2 with the file and field", "[cli][validate]") {
+  const std::string dir = temp_dir();
+  const auto missing = run_kvsim({"validate", "--model", "opt-13b", "--gpu", "a100-80gb"});
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("--run") != std::string::npos);
+  const std::string bad = write_temp_file(dir, "bad.exp", "[{'prompt_len': 5,}");
+  const auto r = run_kvsim({"validate", "--run", bad, "--model", "opt-13b", "--gpu", "a100-80gb"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("bad.exp:1:") != std::string::npos);
+  const std::string txt = write_temp_file(dir, "run.txt", "x");
+  const auto unknown =
+      run_kvsim({"validate", "--run", txt, "--model", "opt-13b", "--gpu", "a100-80gb"});
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("--run-format") != std::string::npos);
+  const std::string exp = write_temp_file(dir, "ok.exp", kExp);
+  const auto workload = run_kvsim(
+      {"validate", "--run", exp, "--model", "opt-13b", "--gpu", "a100-80gb", "--rate", "3"});
+  CHECK(workload.exit_code == 2);
+}
+
+TEST_CASE("kvsim validate on a vLLM benchmark JSON regenerates the client's arrivals",
+          "[cli][validate]") {
+  const std::string dir = temp_dir();
+  const std::string run =
+      write_temp_file(dir, "serving.json",
+                      R"({"request_rate": 2.0, "burstiness": 1.0, "duration": 3.0,
+          "input_lens": [13, 25], "output_lens": [3, 2],
+          "ttfts": [0.05, 0.04], "itls": [[0.02, 0.03], [0.025]], "errors": ["", ""]})");
+  const auto r = run_kvsim(
+      {"validate", "--run", run, "--model", "llama-3-8b", "--gpu", "h100-sxm", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const Json doc = Json::parse(r.out);
+  CHECK(doc["inputs"]["run_format"] == "vllm-benchmark");
+  CHECK(doc["inputs"]["arrivals"].get<std::string>().find("regenerated") == 0);
+  CHECK(doc["metrics"]["itl_s"]["real"]["count"] == 3);
+  CHECK(doc["metrics"]["itl_s"]["real"]["mean"].get<double>() == Approx(0.025));
+  CHECK(doc["inputs"]["serving"]["engine"] == "vllm-v1");
+}

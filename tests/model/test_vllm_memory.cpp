@@ -1,0 +1,177 @@
+#include <catch2/catch.hpp>
+
+#include "model/kv_math.h"
+#include "model/vllm_memory.h"
+#include "model/weights.h"
+
+using namespace kvsim;
+using namespace kvsim::model;
+
+namespace {
+
+// 2 full-attention layers, 2 KV heads of 4 dims (32 B per token per layer in bf16), gated MLP.
+ModelSpec tiny_dense() {
+  ModelSpec m;
+  m.name = "tiny";
+  m.num_layers = 2;
+  m.hidden_size = 16;
+  m.intermediate_size = 32;
+  m.gated_mlp = true;
+  m.vocab_size = 100;
+  m.max_context = 64;
+  m.weight_dtype = Dtype::kBf16;
+  m.attention.kind = AttentionKind::kGqa;
+  m.attention.num_q_heads = 4;
+  m.attention.num_kv_heads = 2;
+  m.attention.head_dim = 4;
+  m.layer_kinds.assign(2, LayerKind::kFullAttention);
+  return m;
+}
+
+// `sliding` window layers (window 8) then `full` full layers, same geometry.
+ModelSpec tiny_hybrid(int sliding, int full) {
+  ModelSpec m = tiny_dense();
+  m.num_layers = sliding + full;
+  m.attention.sliding_window = 8;
+  m.layer_kinds.assign(static_cast<std::size_t>(sliding), LayerKind::kSlidingWindow);
+  m.layer_kinds.insert(m.layer_kinds.end(), static_cast<std::size_t>(full),
+                       LayerKind::kFullAttention);
+  return m;
+}
+
+HardwareSpec gpu(const std::string& name, Bytes cuda_memory) {
+  HardwareSpec hw;
+  hw.name = name;
+  hw.memory_bytes = cuda_memory + kGiB;
+  hw.cuda_memory_bytes = cuda_memory;
+  return hw;
+}
+
+KvFormat bf16() {
+  KvFormat f;
+  f.dtype = Dtype::kBf16;
+  return f;
+}
+
+MemoryBudgetOptions v1(double utilization, std::int64_t tokens, std::int64_t seqs) {
+  MemoryBudgetOptions o;
+  o.engine = MemoryEngine::kVllmV1;
+  o.gpu_memory_utilization = utilization;
+  o.max_num_batched_tokens = tokens;
+  o.max_num_seqs = seqs;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("vLLM V1 profile: requested − weights − max(forward, sampler) − non-torch",
+          "[model][vllm]") {
+  const ModelSpec m = tiny_dense();
+  const HardwareSpec hw = gpu("test-gpu", kGiB);
+  const VllmMemoryProfile p = vllm_v1_memory_profile(m, hw, 1, v1(0.5, 2048, 256));
+  CHECK(p.total_memory_bytes == kGiB);
+  CHECK(p.total_memory_measured);
+  CHECK(p.requested_bytes == 536'870'912);
+  CHECK(p.weights_bytes == weights_bytes_per_gpu(m, 1));
+  // 2,048 tokens × 2 B × (4 × 16 + 3 × 32) and 256 rows × 100 × (2 + 4 + 4) B.
+  CHECK(p.forward_peak_bytes == 655'360);
+  CHECK(p.sampler_peak_bytes == 256'000);
+  CHECK(p.activation_peak_bytes == 655'360);
+  CHECK(p.non_torch_bytes == 192 * kMiB);
+  CHECK(p.cuda_graph_bytes == 0);
+  CHECK(p.fits);
+  CHECK(p.available_kv_bytes == 536'870'912 - p.weights_bytes - 655'360 - 192 * kMiB);
+  // More sampler rows than batched tokens: the dummy run has one row per token at most.
+  const VllmMemoryProfile q = vllm_v1_memory_profile(m, hw, 1, v1(0.5, 16, 10'000));
+  CHECK(q.sampler_peak_bytes == 16 * 100 * 10);
+  CHECK(q.activation_peak_bytes == 16 * 100 * 10);
+  // Tensor parallelism adds the NCCL buffers.
+  CHECK(vllm_non_torch_bytes(2) == 312 * kMiB);
+}
+
+TEST_CASE("vLLM V1 profile: the overrides and a deployment that does not fit", "[model][vllm]") {
+  const ModelSpec m = tiny_dense();
+  const HardwareSpec hw = gpu("test-gpu", kGiB);
+  MemoryBudgetOptions o = v1(0.5, 2048, 256);
+  o.kv_cache_memory_bytes = 123'456;
+  const VllmMemoryProfile given = vllm_v1_memory_profile(m, hw, 1, o);
+  CHECK(given.kv_cache_memory_given);
+  CHECK(given.available_kv_bytes == 123'456);
+  o = v1(0.5, 2048, 256);
+  o.activation_reserve_bytes = 1000;
+  o.runtime_overhead_bytes = 24;
+  o.runtime_overhead_given = true;
+  const VllmMemoryProfile fixed = vllm_v1_memory_profile(m, hw, 1, o);
+  CHECK(fixed.available_kv_bytes == 536'870'912 - fixed.weights_bytes - 1024);
+  const VllmMemoryProfile tiny = vllm_v1_memory_profile(m, gpu("small", 300 * kMiB), 1, o);
+  CHECK(tiny.fits);
+  const KvBudget none = kv_budget_per_gpu(m, gpu("small", 100 * kMiB), 1, v1(0.5, 2048, 256));
+  CHECK(none.engine == MemoryEngine::kVllmV1);
+  CHECK_FALSE(none.fits);
+  CHECK(none.kv_budget_bytes == 0);
+  CHECK(none.shortfall_bytes > 0);
+  // Through kv_budget_per_gpu: the same numbers as the profile.
+  const KvBudget b = kv_budget_per_gpu(m, hw, 1, v1(0.5, 2048, 256));
+  const VllmMemoryProfile p = vllm_v1_memory_profile(m, hw, 1, v1(0.5, 2048, 256));
+  CHECK(b.usable_bytes == p.requested_bytes);
+  CHECK(b.kv_budget_bytes == p.available_kv_bytes);
+  CHECK(b.activation_reserve_bytes == p.activation_peak_bytes);
+  CHECK(b.runtime_overhead_bytes == p.non_torch_bytes);
+}
+
+TEST_CASE("vLLM V1 KV cache layout: one group for a full-attention model", "[model][vllm]") {
+  const ModelSpec m = tiny_dense();
+  // A block is 16 tokens × 32 B × 2 layers = 1,024 B.
+  const VllmKvCacheLayout l = vllm_kv_cache_layout(m, bf16(), 1, 10'000, 16, 64, 2048);
+  CHECK(l.num_groups == 1);
+  CHECK(l.group_size == 2);
+  CHECK(l.block_bytes == 1024);
+  CHECK(l.num_blocks == 9);
+  CHECK(l.kv_cache_tokens == 144);
+  CHECK(l.blocks_per_request == 4);
+  CHECK(l.max_concurrency == 2.25);
+  CHECK(l.estimated_max_model_len == 64);
+  const VllmKvCacheLayout small = vllm_kv_cache_layout(m, bf16(), 1, 3 * 1024, 16, 64, 2048);
+  CHECK(small.estimated_max_model_len == 48);
+  const VllmKvCacheLayout forced = vllm_kv_cache_layout(m, bf16(), 1, 10'000, 16, 64, 2048, 100);
+  CHECK(forced.num_blocks == 100);
+  CHECK(forced.kv_cache_tokens == 1600);
+}
+
+TEST_CASE("vLLM V1 KV cache layout: hybrid models share one pool over equal groups",
+          "[model][vllm]") {
+  // 2 window + 2 full layers: groups of 2 layers, 2 groups; a block spans 2 layers (1,024 B).
+  const VllmKvCacheLayout l =
+      vllm_kv_cache_layout(tiny_hybrid(2, 2), bf16(), 1, 10'000, 16, 64, 2048);
+  CHECK(l.num_groups == 2);
+  CHECK(l.group_size == 2);
+  CHECK(l.block_bytes == 1024);
+  CHECK(l.num_blocks == 9);
+  CHECK(l.kv_cache_tokens == 4 * 16);  // 9 / 2 groups × 16
+  // Full: 64 / 16 = 4 blocks; window: min(8 − 1 + 2048, 64) = 64 tokens → 4 + 1 blocks.
+  CHECK(l.blocks_per_request == 9);
+  // With 4 batched tokens a window layer needs min(7 + 4, 64) = 11 tokens → 1 + 1 blocks.
+  CHECK(vllm_kv_cache_layout(tiny_hybrid(2, 2), bf16(), 1, 10'000, 16, 64, 4).blocks_per_request ==
+        6);
+  // 6 window + 2 full: group size 2, 3 window groups + 1 full group.
+  const VllmKvCacheLayout g = vllm_kv_cache_layout(tiny_hybrid(6, 2), bf16(), 1, 10'000, 16, 64, 4);
+  CHECK(g.num_groups == 4);
+  CHECK(g.group_size == 2);
+  CHECK(g.kv_cache_tokens == 9 / 4 * 16);
+  CHECK(g.blocks_per_request == 3 * 2 + 4);
+}
+
+TEST_CASE("vllm serve's V1 defaults by GPU and the three log lines", "[model][vllm]") {
+  CHECK(vllm_v1_serve_defaults(gpu("h100-sxm", 79 * kGiB)).max_num_batched_tokens == 8192);
+  CHECK(vllm_v1_serve_defaults(gpu("h100-sxm", 79 * kGiB)).max_num_seqs == 1024);
+  CHECK(vllm_v1_serve_defaults(gpu("a100-80gb", 79 * kGiB)).max_num_batched_tokens == 2048);
+  CHECK(vllm_v1_serve_defaults(gpu("l4", 22 * kGiB)).max_num_seqs == 256);
+  HardwareSpec nvml_only;
+  nvml_only.memory_bytes = 24 * kGiB;
+  CHECK(cuda_total_memory_bytes(nvml_only) == 24 * kGiB - kDefaultCudaReservedBytes);
+  CHECK_FALSE(cuda_total_memory_measured(nvml_only));
+  CHECK(vllm_available_line(4 * kGiB + kGiB / 4) == "Available KV cache memory: 4.25 GiB");
+  CHECK(vllm_cache_size_line(34656) == "GPU KV cache size: 34,656 tokens");
+  CHECK(vllm_concurrency_line(32768, 1.0576) ==
+        "Maximum concurrency for 32,768 tokens per request: 1.06x");
+}
