@@ -555,11 +555,11 @@ RealRun read_distserve_exp(const std::string& path) {
   const std::size_t slash = path.find_last_of('/');
   const std::string base = path.substr(slash == std::string::npos ? 0 : slash + 1);
   const std::size_t dash = base.find_last_of('-');
-  if (dash != std::string::npos) {
+  if (dash != std::string::npos && base.size() > 4 && base.substr(base.size() - 4) == ".exp") {
+    const std::string tail = base.substr(dash + 1, base.size() - 4 - dash - 1);
     char* end = nullptr;
-    const std::string tail = base.substr(dash + 1);
     const double rate = std::strtod(tail.c_str(), &end);
-    if (end != tail.c_str() && std::string(end) == ".exp" && rate > 0) run.request_rate = rate;
+    if (!tail.empty() && *end == '\0' && rate > 0) run.request_rate = rate;
   }
   return run;
 }
