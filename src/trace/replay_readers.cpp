@@ -60,8 +60,9 @@ struct PyValue {
   double number = 0;
   bool boolean = false;
   std::string text;
-  std::vector<PyValue> items;                            // list
-  std::vector<std::pair<std::string, PyValue>> entries;  // dict, keys are strings
+  std::vector<PyValue> items;     // list
+  std::vector<std::string> keys;  // dict, in file order
+  std::vector<PyValue> values;    // dict, values[i] under keys[i]
   int line = 0, column = 0;
 };
 
@@ -157,7 +158,8 @@ class PyLiteralParser {
         PyValue key = value();
         if (key.kind != PyValue::Kind::kString) throw error("", "expected a string key");
         if (!consume(':')) throw error(key.text, "expected ':' after the key");
-        v.entries.emplace_back(key.text, value());
+        v.keys.push_back(key.text);
+        v.values.push_back(value());
         if (consume('}')) return v;
         if (!consume(',')) throw error("", "expected ',' or '}'");
         if (consume('}')) return v;
@@ -220,8 +222,8 @@ class PyLiteralParser {
 };
 
 const PyValue* dict_get(const PyValue& d, const std::string& key) {
-  for (const auto& [k, v] : d.entries) {
-    if (k == key) return &v;
+  for (std::size_t i = 0; i < d.keys.size(); ++i) {
+    if (d.keys[i] == key) return &d.values[i];
   }
   return nullptr;
 }

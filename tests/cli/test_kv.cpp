@@ -19,8 +19,8 @@ bool has(const std::string& text, const std::string& part) {
 }  // namespace
 
 TEST_CASE("kvsim kv prints the seed derivation for Llama-3-70B as a table", "[cli][kv]") {
-  const auto r = run_kvsim(
-      {"kv", "--engine", "v0", "--model", "llama-3-70b", "--batch", "16", "--context", "8192", "--format", "table"});
+  const auto r = run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--batch", "16",
+                            "--context", "8192", "--format", "table"});
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.empty());
   CHECK(has(r.out, "2 (K and V) × 80 layers × 8 KV heads × 128 dims × 2 B (bf16)"));
@@ -34,8 +34,8 @@ TEST_CASE("kvsim kv prints the seed derivation for Llama-3-70B as a table", "[cl
 TEST_CASE("kvsim kv with a GPU and tensor parallelism: budget, tokens, blocks, sequences",
           "[cli][kv]") {
   const auto r =
-      run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--batch", "16", "--context", "8192", "--gpu",
-                 "h100-sxm", "--tensor-parallel-size", "4", "--format", "table"});
+      run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--batch", "16", "--context",
+                 "8192", "--gpu", "h100-sxm", "--tensor-parallel-size", "4", "--format", "table"});
   REQUIRE(r.exit_code == 0);
   CHECK(has(r.out, "81,920 B"));
   CHECK(has(r.out, "8 KV heads / 4 GPUs = 2 heads per GPU"));
@@ -48,24 +48,24 @@ TEST_CASE("kvsim kv with a GPU and tensor parallelism: budget, tokens, blocks, s
 TEST_CASE("kvsim kv: a given activation reserve and runtime overhead replace the defaults",
           "[cli][kv]") {
   // 76,968,728,985 usable − 35,278,831,616 weights − 4 GiB − 1 GiB = 36,321,188,249 B.
-  const auto r = run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "4",
-                            "--activation-reserve-gib", "4", "--runtime-overhead-gib", "1",
-                            "--format", "table"});
+  const auto r = run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--gpu", "h100-sxm",
+                            "--tp", "4", "--activation-reserve-gib", "4", "--runtime-overhead-gib",
+                            "1", "--format", "table"});
   REQUIRE(r.exit_code == 0);
   CHECK(has(r.out, "4,294,967,296 B (4.29 GB)  peak forward activations (as given)"));
   CHECK(has(r.out, "1,073,741,824 B (1.07 GB)"));
   CHECK(has(r.out, "36,321,188,249 B (36.32 GB)"));
   CHECK(has(r.out, "443,373"));  // ⌊36,321,188,249 / 81,920⌋
-  const auto zero = run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "4",
-                               "--activation-reserve-gib", "0", "--runtime-overhead-gib", "0",
-                               "--format", "table"});
+  const auto zero = run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--gpu",
+                               "h100-sxm", "--tp", "4", "--activation-reserve-gib", "0",
+                               "--runtime-overhead-gib", "0", "--format", "table"});
   REQUIRE(zero.exit_code == 0);
   CHECK(has(zero.out, "41,689,897,369 B"));  // 76,968,728,985 − 35,278,831,616
 }
 
 TEST_CASE("kvsim kv --compare-attention shows MHA, GQA and MQA with 8× and 64×", "[cli][kv]") {
-  const auto r = run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--compare-attention", "--format",
-                            "json", "--batch", "16", "--context", "8192"});
+  const auto r = run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--compare-attention",
+                            "--format", "json", "--batch", "16", "--context", "8192"});
   REQUIRE(r.exit_code == 0);
   const Json j = Json::parse(r.out);
   const Json& v = j.at("attention_comparison");
@@ -78,16 +78,16 @@ TEST_CASE("kvsim kv --compare-attention shows MHA, GQA and MQA with 8× and 64×
   CHECK(v[2]["label"] == "MQA");
   CHECK(v[2]["bytes_per_token"] == 40'960);
   CHECK(v[2]["compression_vs_mha"] == 64.0);
-  const auto t =
-      run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--compare-attention", "--format", "table"});
+  const auto t = run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--compare-attention",
+                            "--format", "table"});
   CHECK(has(t.out, "64×"));
   CHECK(has(t.out, "8×"));
 }
 
 TEST_CASE("kvsim kv JSON: the kv object of kvsim.report/v1", "[cli][kv][json]") {
   const auto r =
-      run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--batch", "16", "--context", "8192", "--gpu",
-                 "h100-sxm", "--tensor-parallel-size", "4", "--format", "json"});
+      run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--batch", "16", "--context",
+                 "8192", "--gpu", "h100-sxm", "--tensor-parallel-size", "4", "--format", "json"});
   REQUIRE(r.exit_code == 0);
   const Json j = Json::parse(r.out);
   CHECK(j["schema"] == "kvsim.report/v1");
@@ -114,9 +114,9 @@ TEST_CASE("kvsim kv JSON: the kv object of kvsim.report/v1", "[cli][kv][json]") 
   CHECK(kv["groups"].size() == 1);
   // --out writes the same document.
   const std::string dir = kvsim::test::temp_dir();
-  const auto o = run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--batch", "16", "--context", "8192",
-                            "--gpu", "h100-sxm", "--tensor-parallel-size", "4", "--format", "csv",
-                            "--out", dir + "/kv.json"});
+  const auto o = run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--batch", "16",
+                            "--context", "8192", "--gpu", "h100-sxm", "--tensor-parallel-size", "4",
+                            "--format", "csv", "--out", dir + "/kv.json"});
   REQUIRE(o.exit_code == 0);
   std::ifstream in(dir + "/kv.json");
   const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -138,9 +138,9 @@ TEST_CASE("kvsim kv without a GPU: GPU-dependent fields are null", "[cli][kv][js
 }
 
 TEST_CASE("kvsim kv CSV: one header and one row", "[cli][kv][csv]") {
-  const auto r =
-      run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--tensor-parallel-size", "4",
-                 "--batch", "16", "--context", "8192", "--format", "csv"});
+  const auto r = run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--gpu", "h100-sxm",
+                            "--tensor-parallel-size", "4", "--batch", "16", "--context", "8192",
+                            "--format", "csv"});
   REQUIRE(r.exit_code == 0);
   CHECK(r.out ==
         "model,gpu,tensor_parallel_size,kv_cache_dtype,batch,context,bytes_per_token,"
@@ -152,13 +152,15 @@ TEST_CASE("kvsim kv CSV: one header and one row", "[cli][kv][csv]") {
 
 TEST_CASE("Llama-3.1-405B in bf16 on one L4 is reported as not fitting, with the numbers",
           "[cli][kv]") {
-  const auto t = run_kvsim({"kv", "--engine", "v0", "--model", "llama-3.1-405b", "--gpu", "l4", "--format", "table"});
+  const auto t = run_kvsim(
+      {"kv", "--engine", "v0", "--model", "llama-3.1-405b", "--gpu", "l4", "--format", "table"});
   REQUIRE(t.exit_code == 0);
   CHECK(has(t.out, "DOES NOT FIT: llama-3.1-405b needs 811.71 GB of weights per GPU"));
   CHECK(has(t.out, "21.74 GB usable"));
   CHECK_FALSE(has(t.out, "max cached tokens"));
   CHECK(has(t.out, "= KV budget                                              0 B  DOES NOT FIT"));
-  const auto j = run_kvsim({"kv", "--engine", "v0", "--model", "llama-3.1-405b", "--gpu", "l4", "--format", "json"});
+  const auto j = run_kvsim(
+      {"kv", "--engine", "v0", "--model", "llama-3.1-405b", "--gpu", "l4", "--format", "json"});
   const Json kv = Json::parse(j.out)["kv"];
   CHECK(kv["fits"] == false);
   CHECK(kv["kv_budget_bytes"] == 0);
@@ -170,18 +172,18 @@ TEST_CASE("Llama-3.1-405B in bf16 on one L4 is reported as not fitting, with the
 }
 
 TEST_CASE("kvsim kv: KV dtypes, max-model-len and a Hugging Face config", "[cli][kv]") {
-  const auto fp8 =
-      run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--kv-cache-dtype", "fp8", "--format", "json"});
+  const auto fp8 = run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--kv-cache-dtype",
+                              "fp8", "--format", "json"});
   CHECK(Json::parse(fp8.out)["kv"]["bytes_per_token"] == 163'840);
-  const auto int4 = run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--kv-cache-dtype", "int4",
-                               "--kv-scale-group-size", "64", "--format", "json"});
+  const auto int4 = run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--kv-cache-dtype",
+                               "int4", "--kv-scale-group-size", "64", "--format", "json"});
   CHECK(Json::parse(int4.out)["kv"]["bytes_per_token"] == 87'040);
-  const auto len =
-      run_kvsim({"kv", "--engine", "v0", "--model", "llama-3.1-405b", "--max-model-len", "4096", "--format", "json"});
+  const auto len = run_kvsim({"kv", "--engine", "v0", "--model", "llama-3.1-405b",
+                              "--max-model-len", "4096", "--format", "json"});
   CHECK(Json::parse(len.out)["kv"]["context"] == 4096);
-  const auto hf =
-      run_kvsim({"kv", "--engine", "v0", "--model", kvsim::test::source_dir() + "/tests/config/data/hf/opt-13b.json",
-                 "--gpu", "a100-40gb", "--format", "json"});
+  const auto hf = run_kvsim({"kv", "--engine", "v0", "--model",
+                             kvsim::test::source_dir() + "/tests/config/data/hf/opt-13b.json",
+                             "--gpu", "a100-40gb", "--format", "json"});
   REQUIRE(hf.exit_code == 0);
   const Json j = Json::parse(hf.out);
   CHECK(j["kv"]["bytes_per_token"] == 819'200);
@@ -189,9 +191,9 @@ TEST_CASE("kvsim kv: KV dtypes, max-model-len and a Hugging Face config", "[cli]
 }
 
 TEST_CASE("kvsim kv output is deterministic", "[cli][kv]") {
-  const std::vector<std::string> args{"kv", "--engine", "v0",       "--model",   "gemma-2-9b",
-                                      "--gpu",    "a100-40gb", "--compare-attention",
-                                      "--format", "json"};
+  const std::vector<std::string> args{"kv",         "--engine", "v0",        "--model",
+                                      "gemma-2-9b", "--gpu",    "a100-40gb", "--compare-attention",
+                                      "--format",   "json"};
   CHECK(run_kvsim(args).out == run_kvsim(args).out);
 }
 

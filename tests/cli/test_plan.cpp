@@ -202,9 +202,9 @@ TEST_CASE("kvsim plan: deployments that do not fit are reported, ranked last", "
   REQUIRE(r.exit_code == 0);
   const Json plan = parse(r.out);
   REQUIRE(plan["deployments"].size() == 4);
-  // 70B of BF16 weights: too big for one A100-40GB or one H200; on 4 × A100-40GB they fit but
-  // leave no room for one 8,192-token sequence.
-  for (int i : {0, 1, 2}) {
+  // 70B of BF16 weights: too big for one A100-40GB or one H200 (vLLM V1's memory profile, the
+  // default); on 4 × A100-40GB they fit with room for 8,192-token sequences, as vLLM serves it.
+  for (int i : {0, 2}) {
     CAPTURE(i);
     CHECK(plan["deployments"][i]["status"] == "does_not_fit");
     CHECK(plan["deployments"][i]["replicas_needed"] == 0);
@@ -212,8 +212,7 @@ TEST_CASE("kvsim plan: deployments that do not fit are reported, ranked last", "
   }
   CHECK(plan["deployments"][0]["error"].get<std::string>().find("does not fit a100-40gb") !=
         std::string::npos);
-  CHECK(plan["deployments"][1]["error"].get<std::string>().find("cannot hold one sequence") !=
-        std::string::npos);
+  CHECK(plan["deployments"][1]["status"] == "found");
   CHECK(plan["deployments"][3]["status"] == "found");
   CHECK(plan["ranking"]["by_cost"][0] == 3);
   CHECK(plan["best"]["index"] == 3);

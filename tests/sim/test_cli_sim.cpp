@@ -135,7 +135,7 @@ TEST_CASE("simulate: bad input is one clear error and exit 2", "[sim][cli]") {
       {{"simulate", "--model", "llama-3.1-405b", "--gpu", "l4", "--trace", trace},
        "llama-3.1-405b does not fit l4 at tensor parallel size 1"},
       {{"simulate", "--model", model, "--gpu", golden("preemption/gpu.yaml"), "--trace", trace,
-        "--gpu-memory-utilization", "1"},
+        "--gpu-memory-utilization", "1", "--engine", "v0"},
        "--max-model-len: the KV cache of one replica"},
       {{"simulate", "--model", model, "--gpu", gpu, "--trace", trace, "--format", "yaml"},
        "--format: expected table|json|csv"},

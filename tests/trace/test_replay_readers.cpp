@@ -132,9 +132,9 @@ TEST_CASE("requests.jsonl: arrival, lengths, first-token and end times per line"
   const std::string bad = write_temp_file(dir, "bad.jsonl", "{\"input_tokens\": 3}\n");
   CHECK(error_of([&] { trace::read_requests_jsonl(bad); }).find("bad.jsonl:1:1: arrival") !=
         std::string::npos);
-  const std::string broken = write_temp_file(
-      dir, "broken.jsonl",
-      "{\"arrival_s\": 0, \"input_tokens\": 1, \"output_tokens\": 1}\n{\"a\": }\n");
+  const std::string broken =
+      write_temp_file(dir, "broken.jsonl",
+                      "{\"arrival_s\": 0, \"input_tokens\": 1, \"output_tokens\": 1}\n{\"a\": }\n");
   CHECK(error_of([&] { trace::read_requests_jsonl(broken); }).find("broken.jsonl:2:") !=
         std::string::npos);
 }
