@@ -1,7 +1,12 @@
 // vLLM users' habits and tables that hide nothing: "did you mean" for misspelt subcommands and
 // flags, one warning for a flag that does nothing here, CSV rows that carry their inputs, and
 // the compare table's unfinished / SLO rows and ratios.
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 
 #include <catch2/catch.hpp>
 
@@ -34,7 +39,68 @@ std::size_t count(const std::string& s, const std::string& what) {
   return n;
 }
 
+// Runs kvsim with stderr on a pseudo-terminal (stdout discarded); returns what the terminal got.
+std::string stderr_on_terminal(const std::vector<std::string>& args) {
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  REQUIRE(master >= 0);
+  REQUIRE(::grantpt(master) == 0);
+  REQUIRE(::unlockpt(master) == 0);
+  const std::string slave_name = ::ptsname(master);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int slave = ::open(slave_name.c_str(), O_RDWR);
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (slave < 0 || null < 0) ::_exit(127);
+    ::dup2(slave, STDERR_FILENO);
+    ::dup2(null, STDOUT_FILENO);
+    std::vector<std::string> copy = args;
+    std::vector<char*> argv;
+    std::string binary = KVSIM_BINARY;
+    argv.push_back(binary.data());
+    for (auto& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(binary.c_str(), argv.data());
+    ::_exit(127);
+  }
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(master, buf, sizeof buf);
+    if (n <= 0) break;  // EIO once the child has closed the terminal
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ::close(master);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  return out;
+}
+
 }  // namespace
+
+TEST_CASE("cli: simulate and compare show progress on a terminal, nothing when piped",
+          "[cli][habits]") {
+  const std::vector<std::string> workload = {
+      "--model",      "llama-3-8b", "--gpu",          "h100-sxm", "--arrival",    "poisson",
+      "--rate",       "50",         "--num-requests", "60000",    "--prompt-len", "100",
+      "--output-len", "30",         "--format",       "json"};
+  std::vector<std::string> args = {"simulate"};
+  args.insert(args.end(), workload.begin(), workload.end());
+  const std::string tty = stderr_on_terminal(args);
+  CHECK(tty.find("simulate: simulated ") != std::string::npos);
+  CHECK(tty.find(" requests done, ") != std::string::npos);
+  CHECK(tty.find(" req/s") != std::string::npos);
+  const auto piped = run_kvsim(args);
+  REQUIRE(piped.exit_code == 0);
+  CHECK(piped.err.empty());
+  args[0] = "compare";
+  args.insert(args.end(), {"--allocator", "paged,contiguous-oracle"});
+  const std::string compare_tty = stderr_on_terminal(args);
+  CHECK(compare_tty.find("compare paged / vllm: simulated ") != std::string::npos);
+  CHECK(compare_tty.find("compare contiguous-oracle / vllm: simulated ") != std::string::npos);
+}
 
 TEST_CASE("cli: a misspelt subcommand or flag gets 'did you mean'", "[cli][habits]") {
   auto r = run_kvsim({"simulat", "--model", "llama-3-8b"});
@@ -58,8 +124,9 @@ TEST_CASE("cli: flags that do nothing here warn once on stderr", "[cli][habits]"
   auto r = run_kvsim(with("simulate", small_run({"--cv", "2", "--format", "json"})));
   REQUIRE(r.exit_code == 0);
   CHECK(count(r.err, "kvsim: warning: --cv shapes gamma arrivals only") == 1);
-  r = run_kvsim(
-      with("simulate", small_run({"--arrival", "gamma", "--cv", "2", "--format", "json"})));
+  r = run_kvsim({"simulate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--arrival", "gamma",
+                 "--cv", "2", "--rate", "5", "--num-requests", "60", "--prompt-len", "200",
+                 "--output-len", "20", "--format", "json"});
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.find("warning") == std::string::npos);
   r = run_kvsim(with("simulate", small_run({"--placement", "first-fit", "--format", "json"})));
@@ -82,7 +149,7 @@ TEST_CASE("cli: flags that do nothing here warn once on stderr", "[cli][habits]"
               "hashes") == 1);
   r = run_kvsim(
       with("simulate", small_run({"--enable-prefix-caching", "--shared-prefix-fraction", "0.5",
-                                  "--shared-prefix-tokens", "64", "--format", "json"})));
+                                  "--shared-prefix-tokens", "512", "--format", "json"})));
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.find("warning") == std::string::npos);
 }

@@ -85,10 +85,11 @@ void check_page(const std::string& browser, const std::string& html, const std::
   INFO(r.log);
   CHECK(r.dom.find("data-kvsim-rendered=\"ok\"") != std::string::npos);
   CHECK(r.dom.find("<pre id=\"kvsim-errors\" hidden=\"\"></pre>") != std::string::npos);
-  CHECK(r.log.find(":CONSOLE(") == std::string::npos);  // any console message at all
+  CHECK(r.log.find(":CONSOLE") == std::string::npos);  // any console message at all
   CHECK(count(r.dom, "<svg") >= min_charts);
-  // Not blank: charts compress far worse than an empty white page of the same size.
-  CHECK(r.png_bytes > 8 * blank_bytes);
+  // Not blank: charts compress far worse than an empty white page of the same size (about
+  // 15 KB at 1280 × 2600; the sparsest page, plan, is 100 KB).
+  CHECK(r.png_bytes > 3 * blank_bytes);
 }
 
 }  // namespace
@@ -159,13 +160,14 @@ TEST_CASE("html: a script error is caught and shown, so the browser test can see
     WARN("chromium not installed: browser test skipped");
     return;
   }
-  // A plan page whose data lacks the arrays the script reads: the page must say so.
+  // The checks above see console output and an unfinished page: a page that logs an error and
+  // never marks itself rendered fails both.
   const std::string dir = temp_dir();
   const std::string bad = write_temp_file(
       dir, "bad.html",
       "<!DOCTYPE html><html><body data-kind=\"plan\"><pre id=\"kvsim-errors\" hidden></pre>"
       "<div id=\"charts\"></div><script>console.error('boom');</script></body></html>");
   const Rendered r = render(browser, bad, dir + "/bad.png");
-  CHECK(r.log.find(":CONSOLE(") != std::string::npos);
+  CHECK(r.log.find(":CONSOLE") != std::string::npos);
   CHECK(r.dom.find("data-kvsim-rendered") == std::string::npos);
 }
