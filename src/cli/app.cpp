@@ -41,7 +41,7 @@ std::string typo_hint(CLI::App& app, int argc, const char* const* argv) {
     if (arg.rfind("--", 0) != 0 || arg == "--") continue;
     arg = arg.substr(0, arg.find('='));
     if (std::find(flags.begin(), flags.end(), arg) != flags.end()) continue;
-    const std::string hint = did_you_mean(arg, flags);
+    std::string hint = did_you_mean(arg, flags);
     if (!hint.empty()) return hint;
   }
   return "";

@@ -67,6 +67,7 @@ void run_compare(const SimCommandFlags& flags, const std::string& html) {
     }
   }
   std::vector<memory::AllocatorKind> kinds;
+  kinds.reserve(variants.size());
   for (const auto& v : variants) kinds.push_back(v.first);
   warn_inert_flags(flags, run, kinds);
   std::vector<report::CompareRun> runs;

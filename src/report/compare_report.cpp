@@ -121,6 +121,7 @@ std::string compare_table(const std::vector<CompareRun>& runs, const sim::SloOpt
   add_rows(latency_rows);
   t.add_separator();
   std::vector<Json> summaries;
+  summaries.reserve(runs.size());
   for (const CompareRun& r : runs) summaries.push_back(summary_json(r.result, slo));
   if (!summaries.empty() && summaries[0]["slo"].is_object()) {
     const Json& target = summaries[0]["slo"];

@@ -94,7 +94,7 @@ std::string summary_line(const DiffResult& result) {
 }
 
 // A markdown table cell: '|' escaped, code spans for paths.
-std::string md_cell(std::string s) {
+std::string md_cell(const std::string& s) {
   std::string out;
   for (char c : s) {
     if (c == '|') out += "\\";
