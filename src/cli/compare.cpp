@@ -1,10 +1,13 @@
 // kvsim compare: one workload through several --allocator and/or --scheduler values, side by side
 // (the PagedAttention Figure 2 question).
 #include "cli/commands.h"
+#include "cli/inert_flags.h"
 #include "cli/serving_flags.h"
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/strings.h"
 #include "report/compare_report.h"
+#include "report/html.h"
 
 namespace kvsim::cli {
 namespace {
@@ -25,7 +28,7 @@ std::vector<std::string> values_of(const CLI::App* c, const std::string& flag,
   return out;
 }
 
-void run_compare(const SimCommandFlags& flags) {
+void run_compare(const SimCommandFlags& flags, const std::string& html) {
   if (!flags.output.format.empty()) report::parse_format(flags.output.format);
   const CLI::App* c = flags.command;
   if (!flag_given(c, "--allocator") && !flag_given(c, "--scheduler")) {
@@ -63,6 +66,10 @@ void run_compare(const SimCommandFlags& flags) {
       variants.emplace_back(*kind, *sk);
     }
   }
+  std::vector<memory::AllocatorKind> kinds;
+  kinds.reserve(variants.size());
+  for (const auto& v : variants) kinds.push_back(v.first);
+  warn_inert_flags(flags, run, kinds);
   std::vector<report::CompareRun> runs;
   for (const auto& [alloc, sched] : variants) {
     config::Scenario s = base;
@@ -75,6 +82,7 @@ void run_compare(const SimCommandFlags& flags) {
     runs.push_back(report::CompareRun{label, std::move(out.inputs), std::move(out.result)});
   }
   const sim::SloOptions slo = base.sim.slo;
+  if (!html.empty()) write_file_atomically(html, report::compare_html(runs, slo));
   report::emit(flags.output,
                {[&] { return report::dump(report::compare_json(runs, slo)); },
                 [&] { return report::compare_table(runs, slo); },
@@ -89,7 +97,13 @@ void register_compare(CLI::App& app) {
   auto* command = app.add_subcommand(
       "compare", "Run one workload through several allocators/schedulers side by side");
   add_sim_command_flags(command, *flags, /*lists=*/true);
-  command->callback([flags] { run_compare(*flags); });
+  auto html = std::make_shared<std::string>();
+  command
+      ->add_option("--html", *html,
+                   "Also write a self-contained HTML page: memory breakdown bars (PagedAttention "
+                   "Figure 2), throughput, latency percentiles and CDFs")
+      ->type_name("FILE");
+  command->callback([flags, html] { run_compare(*flags, *html); });
 }
 
 }  // namespace kvsim::cli

@@ -18,6 +18,7 @@
 #include "cli/flag_parse.h"
 #include "cli/serving_flags.h"
 #include "cli/workload_flags.h"
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/format.h"
 #include "common/strings.h"
@@ -29,6 +30,7 @@
 #include "plan/slo.h"
 #include "plan/sweep_runner.h"
 #include "report/diff.h"
+#include "report/html.h"
 #include "report/plan_report.h"
 #include "report/sim_report.h"
 #include "report/spec_json.h"
@@ -92,6 +94,7 @@ struct PlanFlags {
   int jobs = 0;
   std::string resume;
   bool no_progress = false;
+  std::string html;  // --html FILE
   report::OutputOptions output;
 };
 
@@ -365,6 +368,7 @@ void run_plan(PlanFlags& f) {
             << " resumed), " << stats.num_threads << " thread"
             << (stats.num_threads == 1 ? "" : "s") << " × " << stats.num_ranks << " rank"
             << (stats.num_ranks == 1 ? "" : "s") << ", " << fixed(seconds, 1) << " s\n";
+  if (!f.html.empty()) write_file_atomically(f.html, report::plan_html(doc));
   report::emit(f.output,
                {[&] { return report::dump(doc); }, [&] { return report::plan_table(doc); },
                 [&] { return report::plan_csv(doc); }},
@@ -406,7 +410,8 @@ void register_plan(CLI::App& app) {
                 "Override a GPU's price, USD per GPU-hour: GPU=USD (repeatable)")
       ->type_name("GPU=USD")
       ->expected(1)
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   c->add_option("--search-start-rate", f->search_start,
                 "First probe, requests/s (default: the workload's own rate)")
       ->type_name("RPS");
@@ -426,6 +431,10 @@ void register_plan(CLI::App& app) {
       ->type_name("FILE");
   c->add_flag("--no-progress", f->no_progress, "No progress bar on stderr");
   add_output_flags(c, f->output);
+  c->add_option("--html", f->html,
+                "Also write a self-contained HTML page: cost vs capacity with the Pareto front, "
+                "and the ranking")
+      ->type_name("FILE");
   c->callback([f] { run_plan(*f); });
 }
 
