@@ -11,16 +11,16 @@ void run_simulate(const SimCommandFlags& flags) {
   // A bad --format fails before the simulation runs.
   if (!flags.output.format.empty()) report::parse_format(flags.output.format);
   const PreparedRun run = prepare_run(flags);
-  const config::Scenario& s = run.scenario;
-  const RunOutput out = run_scenario(run, s, flags.serving.requests_path, "simulate:");
+  const sim::SimOptions& s = run.resolved.sim;
+  const RunOutput out = run_scenario(run.resolved, flags.serving.requests_path, "simulate:");
   if (!flags.serving.timeline_path.empty()) {
     write_file_atomically(flags.serving.timeline_path, report::timeline_csv(out.result));
   }
   report::emit(
       flags.output,
-      {[&] { return report::dump(report::sim_report_json(out.inputs, out.result, s.sim.slo)); },
-       [&] { return report::sim_report_table(out.inputs, out.result, s.sim.slo); },
-       [&] { return report::sim_report_csv(out.result, s.sim.slo); }},
+      {[&] { return report::dump(report::sim_report_json(out.inputs, out.result, s.slo)); },
+       [&] { return report::sim_report_table(out.inputs, out.result, s.slo); },
+       [&] { return report::sim_report_csv(out.result, s.slo); }},
       "simulate");
 }
 
@@ -30,7 +30,7 @@ void register_simulate(CLI::App& app) {
   auto flags = std::make_shared<SimCommandFlags>();
   auto* command =
       app.add_subcommand("simulate", "Replay a trace or synthetic workload through one deployment");
-  add_sim_command_flags(command, *flags, /*lists=*/false);
+  add_sim_command_flags(command, *flags, SettingForm::kSingle);
   command->callback([flags] { run_simulate(*flags); });
 }
 
