@@ -210,15 +210,12 @@ std::string compact(const report::Json& j) {
   return j.dump(-1, ' ', false, report::Json::error_handler_t::replace);
 }
 
-void run_plan(PlanFlags& f) {
-  if (!f.output.format.empty()) report::parse_format(f.output.format);
-  if (f.jobs < 0) throw Error({"", 0, 0, "--jobs"}, "expected 0 (all cores) or more");
-  plan::MpiSession mpi;
-  const plan::Cluster& world = mpi.world();
-
+// The grid-axis flags given, each a list of values replacing its field of the sweep document (the
+// last of a repeated flag wins).
+std::vector<config::GridOverride> grid_overrides(const SettingFlags& flags) {
   std::vector<config::GridOverride> overrides;
-  for (const auto& [setting, text] : f.settings.given) {
-    if (!f.settings.is_list(*setting)) continue;
+  for (const auto& [setting, text] : flags.given) {
+    if (!flags.is_list(*setting)) continue;
     config::GridOverride o;
     o.flag = setting->flag;
     o.path = setting->path;
@@ -233,7 +230,17 @@ void run_plan(PlanFlags& f) {
     std::erase_if(overrides, [&](const config::GridOverride& g) { return g.path == o.path; });
     overrides.push_back(std::move(o));
   }
-  const config::ScenarioGrid grid = config::load_scenario_grid(f.config, overrides);
+  return overrides;
+}
+
+void run_plan(PlanFlags& f) {
+  if (!f.output.format.empty()) report::parse_format(f.output.format);
+  if (f.jobs < 0) throw Error({"", 0, 0, "--jobs"}, "expected 0 (all cores) or more");
+  plan::MpiSession mpi;
+  const plan::Cluster& world = mpi.world();
+
+  const config::ScenarioGrid grid =
+      config::load_scenario_grid(f.config, grid_overrides(f.settings));
   const plan::SearchOptions search = search_for(grid.plan, f);
   const auto prices = price_overrides(grid.plan, f);
   std::optional<double> target = grid.plan.target_rate;

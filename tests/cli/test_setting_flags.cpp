@@ -23,7 +23,7 @@ std::string help_line(const std::string& help, const std::string& flag) {
 
 }  // namespace
 
-TEST_CASE("--help shows each setting's type: INT, GIB, MS, and no value for a switch",
+TEST_CASE("Help shows each setting's type: INT, GIB, MS, and no value for a switch",
           "[cli][settings]") {
   const auto simulate = run_kvsim({"simulate", "--help"});
   REQUIRE(simulate.exit_code == 0);
@@ -43,7 +43,7 @@ TEST_CASE("--help shows each setting's type: INT, GIB, MS, and no value for a sw
   CHECK(help_line(kv.out, "--runtime-overhead-gib").find("GIB=2") != std::string::npos);
 }
 
-TEST_CASE("--slo-ttft 0 means no target in simulate and in plan alike", "[cli][settings]") {
+TEST_CASE("A zero --slo-ttft means no target in simulate and in plan alike", "[cli][settings]") {
   const std::string scenario = golden("two-requests/scenario.yaml");
   const auto simulate =
       run_kvsim({"simulate", "--config", scenario, "--slo-ttft", "0", "--format", "json"});
@@ -58,7 +58,7 @@ TEST_CASE("--slo-ttft 0 means no target in simulate and in plan alike", "[cli][s
   CHECK(plan_bad.err == bad.err);
 }
 
-TEST_CASE("A value from a flag is blamed on the flag; from a file, on the file",
+TEST_CASE("A value from a flag is blamed on the flag and one from a file on the file",
           "[cli][settings]") {
   const std::string dir = kvsim::test::temp_dir();
   const std::string scenario = kvsim::test::write_temp_file(
