@@ -237,6 +237,31 @@ std::vector<config::GridOverride> grid_overrides(const SettingFlags& flags) {
   return overrides;
 }
 
+// One job of the sweep: the deployment's record (JSON text), or its error record.
+std::string plan_point(const PreparedPoint& p, const plan::SearchOptions& search,
+                       std::optional<double> target) {
+  std::shared_ptr<const sim::BuiltDeployment> built;
+  try {
+    built = std::make_shared<const sim::BuiltDeployment>(
+        sim::build_deployment(p.resolved.deployment_inputs(), p.resolved.sim));
+  } catch (const Error& e) {
+    return compact(report::deployment_error_record(e.message()));
+  }
+  plan::PlanTarget target_i{built, p.resolved.sim, p.resolved.workload};
+  const plan::DeploymentPlan dp = plan::plan_deployment(target_i, {p.report.slo, search});
+  report::Json record = report::deployment_record(dp, p.report.slo);
+  if (target && dp.at_max && dp.search.max_rate_rps > 0) {
+    plan::CapacityPoint c;
+    c.feasible = true;
+    c.max_rate_rps = dp.search.max_rate_rps;
+    c.replicas = p.report.replicas;
+    const std::int64_t estimate = plan::linear_replicas_estimate(c, *target);
+    record["sizing"] = report::sizing_json(
+        plan::size_for_target(target_i, p.report.slo, dp.base_rate_rps, *target, estimate));
+  }
+  return compact(record);
+}
+
 void run_plan(PlanFlags& f) {
   if (!f.output.format.empty()) report::parse_format(f.output.format);
   if (f.jobs < 0) throw Error({"", 0, 0, "--jobs"}, "expected 0 (all cores) or more");
@@ -271,31 +296,7 @@ void run_plan(PlanFlags& f) {
   const auto start = std::chrono::steady_clock::now();
   plan::SweepStats stats;
   const std::vector<std::string> results = plan::run_sweep(
-      keys,
-      [&](std::size_t i) {
-        const PreparedPoint& p = points[i];
-        std::shared_ptr<const sim::BuiltDeployment> built;
-        try {
-          built = std::make_shared<const sim::BuiltDeployment>(
-              sim::build_deployment(p.resolved.deployment_inputs(), p.resolved.sim));
-        } catch (const Error& e) {
-          return compact(report::deployment_error_record(e.message()));
-        }
-        plan::PlanTarget target_i{built, p.resolved.sim, p.resolved.workload};
-        const plan::DeploymentPlan dp = plan::plan_deployment(target_i, {p.report.slo, search});
-        report::Json record = report::deployment_record(dp, p.report.slo);
-        if (target && dp.at_max && dp.search.max_rate_rps > 0) {
-          plan::CapacityPoint c;
-          c.feasible = true;
-          c.max_rate_rps = dp.search.max_rate_rps;
-          c.replicas = p.report.replicas;
-          const std::int64_t estimate = plan::linear_replicas_estimate(c, *target);
-          record["sizing"] = report::sizing_json(
-              plan::size_for_target(target_i, p.report.slo, dp.base_rate_rps, *target, estimate));
-        }
-        return compact(record);
-      },
-      runner, &stats);
+      keys, [&](std::size_t i) { return plan_point(points[i], search, target); }, runner, &stats);
   if (world.rank() != 0) return;
 
   std::vector<report::Json> records;
