@@ -8,7 +8,7 @@ namespace kvsim::cli {
 void warn_inert_flags(const SimCommandFlags& flags, const PreparedRun& run,
                       const std::vector<memory::AllocatorKind>& allocators) {
   const CLI::App* c = flags.command;
-  const trace::WorkloadOptions& w = run.workload->resolved();
+  const trace::WorkloadOptions& w = run.resolved.workload->resolved();
   if (flag_given(c, "--cv") && (w.source != trace::WorkloadOptions::Source::kSynthetic ||
                                 w.synthetic.arrival != trace::ArrivalProcess::kGamma)) {
     std::cerr << "kvsim: warning: --cv shapes gamma arrivals only (--arrival gamma); ignored "
@@ -21,7 +21,8 @@ void warn_inert_flags(const SimCommandFlags& flags, const PreparedRun& run,
     std::cerr << "kvsim: warning: --placement places contiguous extents; the paged allocator "
                  "ignores it\n";
   }
-  if (run.scenario.sim.enable_prefix_caching && !run.workload->open()->columns().prefix_hashes) {
+  if (run.resolved.sim.enable_prefix_caching &&
+      !run.resolved.workload->open()->columns().prefix_hashes) {
     std::cerr << "kvsim: warning: --enable-prefix-caching: the workload carries no prefix "
                  "hashes (a native trace's prefix_hashes column, Mooncake's hash_ids, or "
                  "--shared-prefix-fraction), so nothing can be shared\n";

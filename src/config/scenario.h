@@ -40,10 +40,12 @@
 // parse_scenario (config/scenario_yaml.h).
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "common/error.h"
 #include "cost/cost_model.h"
 #include "memory/allocator.h"
 #include "sim/options.h"
@@ -78,6 +80,9 @@ struct Scenario {
   trace::WorkloadOptions workload;
   bool has_workload = false;  // the scenario defines a workload section
   std::uint64_t seed = 0;     // synthetic workloads (and anything else random)
+  // Where each setting that was given came from (config/settings.h path → its YAML location
+  // or its flag), for errors found later (config::relabel).
+  std::map<std::string, ErrorLocation, std::less<>> origins;
 };
 
 // Reads and validates a scenario file. Throws kvsim::Error with file, line, column and field on
