@@ -220,7 +220,7 @@ class JsonReader {
       std::string expected = min == 1   ? "a positive integer"
                              : min == 0 ? "a non-negative integer"
                                         : "an integer >= " + std::to_string(min);
-      if (max != kMaxJsonInt || (value && *value > max)) {
+      if (value && *value > max) {
         expected = "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
       }
       throw error(key, "expected " + expected + ", got " + describe_json(v));

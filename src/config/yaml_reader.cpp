@@ -66,6 +66,12 @@ class DocumentChecker {
         throw Error(node_location(kv.first, file_, child),
                     "duplicate key '" + key + "' (first given " + first + ")");
       }
+      // yaml-cpp reads a bare `key` (no ':'), e.g. a file cut off mid-line, as `key: null`; the
+      // null then starts where the key does, which an explicit `key:` never does.
+      if (kv.second.IsNull() && kv.second.Mark().pos == kv.first.Mark().pos) {
+        throw Error(node_location(kv.first, file_, child),
+                    "expected 'key: value', got a key without ':' (a truncated line?)");
+      }
       walk(kv.second, child, depth + 1);
     }
   }

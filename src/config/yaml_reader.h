@@ -32,9 +32,9 @@ YAML::Node load_yaml_file(const std::string& path);
 YAML::Node load_yaml_text(std::string_view text, const std::string& display_name);
 
 // Throws kvsim::Error, located in `file`, for a map key that is not text (`{[a]: 1}`, a null
-// key), a key given twice in one map, nesting deeper than kMaxYamlDepth (which is also what a
-// self-referencing alias such as `x: &x [*x]` amounts to), or a document that expands, aliases
-// followed, to more than kMaxYamlNodes nodes.
+// key), a key given twice in one map, a bare key without ':' (a truncated last line), nesting
+// deeper than kMaxYamlDepth (which is also what a self-referencing alias such as `x: &x [*x]`
+// amounts to), or a document that expands, aliases followed, to more than kMaxYamlNodes nodes.
 void check_yaml_document(const YAML::Node& root, const std::string& file);
 
 // Location of a node (1-based line and column), for errors.
