@@ -453,7 +453,7 @@ TEST_CASE("hostile input battery: exit 2, one located message, no output left be
   }
 }
 
-TEST_CASE("--time-limit: every request read is completed, rejected or unfinished",
+TEST_CASE("time limit: every request read is completed, rejected or unfinished",
           "[cli][sim][hostile]") {
   // Before: at 100 s the reader had read 372 requests and the summary accounted for 371 (the one
   // read ahead for the next arrival, due after the limit, was in neither count).
