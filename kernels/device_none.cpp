@@ -1,5 +1,5 @@
-// Backend used when nvcc was not found at configure time: no device, and every device entry
-// point fails with the reason.
+// Backend without CUDA (the main kvsim executable, and every build where nvcc was not found): no
+// device, and every device entry point fails with the reason.
 #include <stdexcept>
 
 #include "kernels/device.h"
@@ -14,7 +14,8 @@ int device_count() {
   return 0;
 }
 std::string device_summary() {
-  return "this kvsim was built without CUDA (nvcc not found)";
+  return "this executable has no CUDA kernels (kvsim-device has them; it is built when nvcc is "
+         "found)";
 }
 
 void saxpy_device(int, float, const float*, float*, std::size_t) {

@@ -1,4 +1,4 @@
-// Backend used when nvcc was not found at configure time: every device entry point of
+// Backend without CUDA (see device_none.cpp): every device entry point of
 // kernels.h fails with the reason (the CPU references in kernels_ref.cpp still work).
 #include <stdexcept>
 

@@ -58,6 +58,7 @@ PagedAllocator::PagedAllocator(const AllocatorOptions& options)
     bytes_per_slot_ += spec.bytes_per_slot;
     groups_.push_back(g);
   }
+  reservation_.assign(groups_.size(), 0);
 }
 
 // ---- helpers ------------------------------------------------------------------------------
@@ -245,6 +246,7 @@ std::optional<AdmitResult> PagedAllocator::admit(const SeqInfo& seq, std::int64_
                       base_block_size_;
     p.hit_blocks += hit.tokens / base_block_size_;
   }
+  account(s, +1);
   seqs_.emplace(seq.id, std::move(s));
   ++stats_.admits;
   return AdmitResult{hit.tokens};
@@ -256,6 +258,21 @@ bool PagedAllocator::grow(SeqId id, std::int64_t num_tokens) {
   if (num_tokens == 0) return true;
   const std::int64_t grown = s.num_tokens + num_tokens;
   const std::size_t num_groups = groups_.size();
+  // Fast path (every decode step but one per block): one full-attention group, growth within
+  // an unshared partial tail block. Nothing is allocated or skipped; the tail's fill grows.
+  if (num_groups == 1 && groups_[0].sliding_window == 0 && !s.tables[0].blocks.empty()) {
+    Table& t = s.tables[0];
+    const std::int64_t bs = groups_[0].block_size;
+    const std::int64_t end = t.first + static_cast<std::int64_t>(t.blocks.size());
+    const BlockId tail = t.blocks.back();
+    if (grown <= end * bs && pool_.fill(tail) < bs && pool_.ref(tail) == 1) {
+      reservation_[0] -= own_reservation(s, 0);
+      s.num_tokens = grown;
+      settle(s, 0, end - 1);
+      reservation_[0] += own_reservation(s, 0);
+      return true;
+    }
+  }
   std::int64_t needed = 0;
   std::int64_t released = 0;  // blocks the window skip returns to the pool
   for (std::size_t g = 0; g < num_groups; ++g) {
@@ -276,6 +293,7 @@ bool PagedAllocator::grow(SeqId id, std::int64_t num_tokens) {
     ++stats_.grows_refused;
     return false;
   }
+  account(s, -1);
   s.num_tokens = grown;
   // Window skips first, in every group, so that their blocks can serve this growth.
   for (std::size_t g = 0; g < num_groups; ++g) {
@@ -313,6 +331,7 @@ bool PagedAllocator::grow(SeqId id, std::int64_t num_tokens) {
     }
     settle(s, static_cast<int>(g), from);
   }
+  account(s, +1);
   return true;
 }
 
@@ -323,6 +342,7 @@ void PagedAllocator::free(SeqId id) {
   if (s.swapped) {
     for (const Table& t : s.tables) cpu_blocks_used_ -= t.swapped_blocks;
   } else {
+    account(s, -1);
     for (Table& t : s.tables) release_table(t);
   }
   seqs_.erase(it);
@@ -337,8 +357,10 @@ bool PagedAllocator::fork(SeqId parent, const SeqInfo& child) {
   for (const Table& t : c.tables) {
     for (BlockId b : t.blocks) pool_.add_ref(b);
   }
+  account(c, +1);
   seqs_.emplace(child.id, std::move(c));
   ++stats_.forks;
+  forked_ = true;
   return true;
 }
 
@@ -350,6 +372,7 @@ std::optional<Bytes> PagedAllocator::swap_out(SeqId id) {
     ++stats_.swaps_refused;
     return std::nullopt;
   }
+  account(s, -1);
   for (Table& t : s.tables) {
     t.swapped_blocks = static_cast<std::int64_t>(t.blocks.size());
     release_table(t);
@@ -382,6 +405,7 @@ std::optional<Bytes> PagedAllocator::swap_in(SeqId id) {
     settle(s, static_cast<int>(g), t.first);
   }
   s.swapped = false;
+  account(s, +1);
   cpu_blocks_used_ -= blocks;
   const Bytes moved = static_cast<Bytes>(blocks) * page_bytes_;
   ++stats_.swap_ins;
@@ -419,7 +443,19 @@ bool PagedAllocator::fits_alone(const SeqInfo& seq) const {
 
 // ---- accounting ---------------------------------------------------------------------------
 
-std::vector<std::int64_t> PagedAllocator::reservation_slots() const {
+std::int64_t PagedAllocator::own_reservation(const Seq& s, std::size_t g) const {
+  const Table& t = s.tables[g];
+  if (s.swapped || t.blocks.empty()) return 0;
+  const std::int64_t end =
+      (t.first + static_cast<std::int64_t>(t.blocks.size())) * groups_[g].block_size;
+  return std::max<std::int64_t>(0, std::min(end, s.final_tokens) - s.num_tokens);
+}
+
+void PagedAllocator::account(const Seq& s, std::int64_t sign) {
+  for (std::size_t g = 0; g < groups_.size(); ++g) reservation_[g] += sign * own_reservation(s, g);
+}
+
+std::vector<std::int64_t> PagedAllocator::recount_reservation() const {
   const std::size_t num_groups = groups_.size();
   std::vector<std::int64_t> reservation(num_groups, 0);
   struct SharedTail {
@@ -476,12 +512,17 @@ ByteAccounting PagedAllocator::bytes_from(const std::vector<std::int64_t>& reser
   return b;
 }
 
+ByteAccounting PagedAllocator::bytes_now() const {
+  // Without forks no partial tail is shared: the incremental sum is exact, O(1).
+  return forked_ ? bytes_from(recount_reservation()) : bytes_from(reservation_);
+}
+
 ByteAccounting PagedAllocator::byte_accounting(const SeqInfo*) const {
-  return bytes_from(reservation_slots());
+  return bytes_now();
 }
 
 SlotAccounting PagedAllocator::accounting(const SeqInfo*) const {
-  const ByteAccounting b = bytes_from(reservation_slots());
+  const ByteAccounting b = bytes_now();
   const auto slots = [&](Bytes bytes) {
     return static_cast<std::int64_t>(bytes / widest_bytes_per_slot_);
   };
@@ -547,6 +588,9 @@ void PagedAllocator::check_invariants() const {
                  "reference count disagrees with the block tables (leak or double free)");
   }
   KVSIM_ASSERT(cpu == cpu_blocks_used_ && cpu_blocks_used_ <= cpu_blocks_, "CPU blocks");
+  if (!forked_) {
+    KVSIM_ASSERT(recount_reservation() == reservation_, "incremental reservation disagrees");
+  }
 }
 
 }  // namespace kvsim::memory

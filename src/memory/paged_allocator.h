@@ -24,7 +24,9 @@
 // Invariants (check_invariants): the BlockPool's; every in-use block is referenced exactly
 // ref() times by the tables of resident sequences; a table covers blocks
 // [first, ceil(tokens / block size)) with fill(j) = clamp(tokens − j × block size, 0, block size);
-// CPU blocks in use == Σ blocks of swapped-out sequences <= the CPU pool.
+// CPU blocks in use == Σ blocks of swapped-out sequences <= the CPU pool; until the first fork,
+// reservation_[g] == Σ own_reservation(s, g) over resident sequences (a partial tail block can be
+// shared only through fork, so that sum is the exact reservation; after a fork it is recounted).
 
 #include <unordered_map>
 #include <vector>
@@ -104,8 +106,14 @@ class PagedAllocator final : public Allocator {
   std::int64_t skipped_first(int g, std::int64_t tokens) const;
   void release_table(Table& t);
   Seq& resident(SeqId id);
-  std::vector<std::int64_t> reservation_slots() const;
+  // Reservation slots of group g's tail block of `s`, as if no other sequence shared it.
+  std::int64_t own_reservation(const Seq& s, std::size_t g) const;
+  // Adds (sign +1) or removes (-1) a resident sequence's own reservation from reservation_.
+  void account(const Seq& s, std::int64_t sign);
+  // Reservation per group, recounted from every table (shared tails counted once).
+  std::vector<std::int64_t> recount_reservation() const;
   ByteAccounting bytes_from(const std::vector<std::int64_t>& reservation) const;
+  ByteAccounting bytes_now() const;
 
   std::vector<GroupGeometry> groups_;
   std::int64_t base_block_size_;
@@ -120,6 +128,8 @@ class PagedAllocator final : public Allocator {
   BlockPool pool_;
   std::unordered_map<SeqId, Seq> seqs_;
   AllocatorStats stats_;
+  std::vector<std::int64_t> reservation_;  // per group, kept incrementally (see Invariants)
+  bool forked_ = false;                    // a fork happened: recount the reservation
 };
 
 }  // namespace kvsim::memory

@@ -1,0 +1,116 @@
+// Simulator speed, issue 15's two figures.
+//
+//   BM_DecodeHeavy             256 sequences decoding 2,000 tokens each, side by side (prompts of
+//                              100, all arriving at once, max_num_seqs 256; Llama-3-8B on one
+//                              H200, roofline costs): sequence_steps/s is the per-sequence-step
+//                              cost of the simulator's decode loop
+//   BM_SimulateSplitwiseConv   the Azure 2023 conversation trace as Vidur ships it (19,366
+//                              requests) through Llama-3-8B on one A100-80GB with Vidur's
+//                              settings: max_num_seqs 128, 4,096 batched tokens, max_model_len
+//                              4,096 (prompts truncated), 30,208 KV blocks of 16 tokens,
+//                              watermark 1%, recompute preemption; the same run as
+//                              `kvsim simulate ... --trace splitwise_conv.csv` (README)
+//
+// Skips with a message when ../shared/data is absent.
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+#include <string>
+
+#include "config/catalog.h"
+#include "model/kv_math.h"
+#include "sim/deployment.h"
+#include "sim/simulator.h"
+#include "trace/workload.h"
+
+namespace {
+
+using namespace kvsim;
+
+void report(benchmark::State& state, std::int64_t sequence_steps, std::int64_t requests,
+            std::int64_t steps) {
+  state.counters["sequence_steps/s"] =
+      benchmark::Counter(static_cast<double>(sequence_steps), benchmark::Counter::kIsRate);
+  state.counters["requests/s"] =
+      benchmark::Counter(static_cast<double>(requests), benchmark::Counter::kIsRate);
+  state.counters["steps"] = static_cast<double>(steps) / static_cast<double>(state.iterations());
+}
+
+void BM_DecodeHeavy(benchmark::State& state) {
+  const model::ModelSpec model = config::load_model("llama-3-8b");
+  const model::HardwareSpec gpu = config::load_hardware("h200-sxm");
+  sim::DeploymentInputs in;
+  in.model = &model;
+  in.hardware = &gpu;
+  in.kv_format = *model::kv_format_from_name(model, "auto");
+  in.max_model_len = 4096;
+  sim::SimOptions options;
+  options.scheduler.max_num_seqs = 256;
+  options.scheduler.max_num_batched_tokens = 256 * 100;
+  const sim::BuiltDeployment built = sim::build_deployment(in, options);
+  const sim::SimSetup setup = built.setup(options);
+  trace::WorkloadOptions w;
+  w.source = trace::WorkloadOptions::Source::kSynthetic;
+  w.synthetic.arrival = trace::ArrivalProcess::kConstant;
+  w.synthetic.rate_rps = 1e6;  // all 256 at once
+  w.synthetic.num_requests = 256;
+  w.synthetic.prompt.value = 100;
+  w.synthetic.output.value = 2000;
+  const trace::Workload workload(w);
+  std::int64_t sequence_steps = 0, requests = 0, steps = 0, max_running = 0;
+  for (auto _ : state) {
+    auto reader = workload.open();
+    const sim::SimResult r = sim::simulate(setup, *reader);
+    sequence_steps += r.metrics.num_sequence_steps;
+    requests += r.metrics.completed;
+    steps += r.metrics.num_steps;
+    max_running = r.max_running;
+  }
+  report(state, sequence_steps, requests, steps);
+  state.counters["max_running"] = static_cast<double>(max_running);
+}
+BENCHMARK(BM_DecodeHeavy)->Unit(benchmark::kMillisecond);
+
+void BM_SimulateSplitwiseConv(benchmark::State& state) {
+  const std::string trace_path =
+      std::string(KVSIM_SHARED_DATA_DIR) + "/traces/vidur_processed/splitwise_conv.csv";
+  if (!std::filesystem::exists(trace_path)) {
+    state.SkipWithError(("shared data absent: " + trace_path).c_str());
+    return;
+  }
+  const model::ModelSpec model = config::load_model("llama-3-8b");
+  const model::HardwareSpec gpu = config::load_hardware("a100-80gb");
+  sim::DeploymentInputs in;
+  in.model = &model;
+  in.hardware = &gpu;
+  in.kv_format = *model::kv_format_from_name(model, "auto");
+  in.block_size = 16;
+  in.max_model_len = 4096;
+  in.budget.gpu_memory_utilization = 0.92447;
+  in.budget.activation_reserve_bytes = 0;
+  in.budget.runtime_overhead_bytes = 0;
+  in.watermark = 0.01;
+  sim::SimOptions options;
+  options.scheduler.max_num_seqs = 128;
+  options.scheduler.max_num_batched_tokens = 4096;
+  options.scheduler.preemption = sim::PreemptionMode::kRecompute;
+  const sim::BuiltDeployment built = sim::build_deployment(in, options);
+  const sim::SimSetup setup = built.setup(options);
+  trace::WorkloadOptions w;
+  w.trace.path = trace_path;
+  w.transforms.max_model_len = 4096;
+  const trace::Workload workload(w);
+  std::int64_t sequence_steps = 0, requests = 0, steps = 0;
+  for (auto _ : state) {
+    auto reader = workload.open();
+    const sim::SimResult r = sim::simulate(setup, *reader);
+    sequence_steps += r.metrics.num_sequence_steps;
+    requests += r.metrics.arrived;
+    steps += r.metrics.num_steps;
+  }
+  report(state, sequence_steps, requests, steps);
+  state.counters["kv_blocks"] = static_cast<double>(built.capacity().num_blocks);
+}
+BENCHMARK(BM_SimulateSplitwiseConv)->Unit(benchmark::kMillisecond);
+
+}  // namespace
