@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/strings.h"
 
@@ -59,8 +60,10 @@ int exit_code() {
 void add_output_flags(CLI::App* command, report::OutputOptions& options) {
   command->add_option("--format", options.format,
                       "Output format: table|json|csv (default: table on a terminal, else json)");
-  command->add_option("--out", options.out_path,
-                      "Also write the JSON result to this file (atomically: complete or absent)");
+  command
+      ->add_option("--out", options.out_path,
+                   "Also write the JSON result to this file (atomically: complete or absent)")
+      ->each([](const std::string& path) { check_output_path(path, "--out"); });
 }
 
 int run_cli(int argc, const char* const* argv) {
