@@ -25,6 +25,7 @@
 #include "plan/cluster.h"
 #include "plan/load_search.h"
 #include "plan/planner.h"
+#include "plan/sizing.h"
 #include "plan/slo.h"
 #include "plan/sweep_runner.h"
 #include "report/diff.h"
@@ -226,7 +227,8 @@ std::string point_label(const PreparedRun& run) {
 PreparedPoint prepare_point(const config::ScenarioGridPoint& point,
                             const config::PlanSection& section, const PlanFlags& f,
                             const plan::SearchOptions& search,
-                            const std::vector<std::pair<std::string, double>>& prices) {
+                            const std::vector<std::pair<std::string, double>>& prices,
+                            std::optional<double> target_rate) {
   PreparedPoint p;
   PreparedRun& run = p.run;
   config::Scenario& s = run.scenario;
@@ -258,6 +260,8 @@ PreparedPoint prepare_point(const config::ScenarioGridPoint& point,
                             {"attainment", p.report.slo.attainment}};
   key["search"] = {search.start_rate_rps, search.growth,       search.rel_tolerance,
                    search.min_rate_rps,   search.max_rate_rps, search.max_probes};
+  // With a target, each record carries its sizing checked by simulation at the target.
+  if (target_rate) key["target_rate_rps"] = *target_rate;
   p.key = plan::job_key(key.dump());
   return p;
 }
@@ -300,7 +304,7 @@ void run_plan(PlanFlags& f) {
   std::vector<PreparedPoint> points;
   points.reserve(grid.points.size());
   for (const auto& gp : grid.points) {
-    points.push_back(prepare_point(gp, grid.plan, f, search, prices));
+    points.push_back(prepare_point(gp, grid.plan, f, search, prices, target));
   }
 
   std::vector<std::string> keys;
@@ -327,7 +331,17 @@ void run_plan(PlanFlags& f) {
         }
         plan::PlanTarget target_i{built, p.run.scenario.sim, p.run.workload};
         const plan::DeploymentPlan dp = plan::plan_deployment(target_i, {p.report.slo, search});
-        return compact(report::deployment_record(dp, p.report.slo));
+        report::Json record = report::deployment_record(dp, p.report.slo);
+        if (target && dp.at_max && dp.search.max_rate_rps > 0) {
+          plan::CapacityPoint c;
+          c.feasible = true;
+          c.max_rate_rps = dp.search.max_rate_rps;
+          c.replicas = p.report.replicas;
+          const std::int64_t estimate = plan::linear_replicas_estimate(c, *target);
+          record["sizing"] = report::sizing_json(
+              plan::size_for_target(target_i, p.report.slo, dp.base_rate_rps, *target, estimate));
+        }
+        return compact(record);
       },
       runner, &stats);
   if (world.rank() != 0) return;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "common/assert.h"
 #include "common/error.h"
 #include "common/units.h"
 #include "sim/request.h"
@@ -120,6 +121,32 @@ DeploymentPlan plan_deployment(const PlanTarget& target, const PlanSettings& set
   if (plan.search.above >= 0)
     plan.above = std::move(probes[static_cast<std::size_t>(plan.search.above)]);
   return plan;
+}
+
+std::int64_t sizing_limit(std::int64_t estimate) {
+  return 2 * estimate + 2;
+}
+
+TargetSizing size_for_target(const PlanTarget& target, const SloSpec& slo, double base_rate_rps,
+                             double target_rate_rps, std::int64_t estimate) {
+  KVSIM_ASSERT(estimate >= 1 && target_rate_rps > 0, "size_for_target: bad estimate or target");
+  TargetSizing sizing;
+  sizing.target_rate_rps = target_rate_rps;
+  sizing.estimate = estimate;
+  PlanTarget scaled = target;
+  auto holds = [&](std::int64_t n) {
+    scaled.options.num_replicas = n;
+    const Probe p = run_probe(scaled, slo, base_rate_rps, target_rate_rps);
+    sizing.checks.push_back({n, p.verdict.ok(), p.verdict.ok() ? "" : p.verdict.limiting});
+    return p.verdict.ok();
+  };
+  for (std::int64_t n = estimate; n <= sizing_limit(estimate); ++n) {
+    if (holds(n)) {
+      sizing.replicas_needed = n;
+      break;
+    }
+  }
+  return sizing;
 }
 
 }  // namespace kvsim::plan

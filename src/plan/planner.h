@@ -72,6 +72,32 @@ sim::SloOptions sim_slo(const SloSpec& slo);
 Probe run_probe(const PlanTarget& target, const SloSpec& slo, double base_rate_rps,
                 double rate_rps);
 
+// Sizing for a target rate, checked by simulation. A deployment simulated with R replicas that
+// sustains M requests/s gives the linear estimate ceil(T·R/M) replicas for a target T, but
+// replicas do not scale linearly: a router pools load over R replicas, so R replicas can sustain
+// more than R times what one does, and an estimate below R (extrapolating down) can fail. Each
+// sizing is therefore simulated: `estimate` replicas at rate T; while that fails, one more, up to
+// sizing_limit(estimate). The answer is the first count that meets every SLO at T (0 when none up
+// to the limit does), so a recommended deployment has been simulated at the target and held.
+// Never fewer than the estimate: with a fixed number of requests, more replicas see a shorter
+// stretch of traffic each, so a check below the estimate would lean optimistic.
+struct SizingCheck {
+  std::int64_t replicas = 0;
+  bool ok = false;
+  std::string limiting;  // the first SLO that broke ("" when ok)
+};
+struct TargetSizing {
+  double target_rate_rps = 0.0;
+  std::int64_t estimate = 0;         // the linear estimate the checks started from (>= 1)
+  std::int64_t replicas_needed = 0;  // the first count that held; 0 = none up to the limit
+  std::vector<SizingCheck> checks;   // in the order run
+};
+// The most replicas size_for_target tries for a linear estimate of `estimate`.
+std::int64_t sizing_limit(std::int64_t estimate);
+// Throws what run_probe throws. `estimate` >= 1 and `target_rate_rps` > 0 (asserted).
+TargetSizing size_for_target(const PlanTarget& target, const SloSpec& slo, double base_rate_rps,
+                             double target_rate_rps, std::int64_t estimate);
+
 // The load search with run_probe as the evaluator. Throws what run_probe throws (bad workload
 // rows) and kvsim::Error for bad search options.
 DeploymentPlan plan_deployment(const PlanTarget& target, const PlanSettings& settings);

@@ -8,6 +8,16 @@
 
 namespace kvsim::plan {
 
+std::int64_t linear_replicas_estimate(const CapacityPoint& p, double target_rate_rps) {
+  KVSIM_ASSERT(p.feasible && p.max_rate_rps > 0 && target_rate_rps > 0,
+               "linear_replicas_estimate: needs a feasible point and a positive target");
+  const double per_replica = p.max_rate_rps / static_cast<double>(p.replicas);
+  // The relative slack keeps an exact multiple (10 / 5 → 2) from rounding up through float
+  // error (3.3 / 1.1 = 3.0000000000000004 → 3).
+  const double needed = target_rate_rps / per_replica;
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(needed * (1.0 - 1e-12))));
+}
+
 Sizing size_deployment(const CapacityPoint& p, std::optional<double> target_rate_rps) {
   KVSIM_ASSERT(p.replicas >= 1 && p.gpus_per_replica >= 1, "size_deployment: bad deployment");
   KVSIM_ASSERT(!target_rate_rps || *target_rate_rps > 0, "size_deployment: target must be > 0");
@@ -15,11 +25,9 @@ Sizing size_deployment(const CapacityPoint& p, std::optional<double> target_rate
   if (!p.feasible || !(p.max_rate_rps > 0)) return s;
   const double per_replica = p.max_rate_rps / static_cast<double>(p.replicas);
   if (target_rate_rps) {
-    // The relative slack keeps an exact multiple (10 / 5 → 2) from rounding up through float
-    // error (3.3 / 1.1 = 3.0000000000000004 → 3).
-    const double needed = *target_rate_rps / per_replica;
     s.replicas_needed =
-        std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(needed * (1.0 - 1e-12))));
+        p.verified_replicas ? *p.verified_replicas : linear_replicas_estimate(p, *target_rate_rps);
+    if (s.replicas_needed == 0) return s;
   } else {
     s.replicas_needed = p.replicas;
   }

@@ -3,9 +3,11 @@
 // cost for a target rate; rankings by cost and by throughput per GPU; and the Pareto front of
 // throughput per GPU against the token rate each user sees.
 //
-// Replicas scale linearly: a deployment simulated with R replicas that sustains M requests/s
-// sustains M/R per replica (the router spreads load evenly; `kvsim plan`'s tests check that more
-// replicas give proportionally more load), so a target T needs ceil(T·R/M) replicas.
+// A deployment simulated with R replicas that sustains M requests/s gives the linear estimate
+// ceil(T·R/M) replicas for a target T. That estimate is only a starting point: replicas behind a
+// router do not scale linearly (pooling lets R replicas sustain more than R times one), so an
+// estimate below R can fail. The planner checks every estimate by simulating it at T
+// (plan::size_for_target) and sizes with the count that held (verified_replicas).
 
 #include <cstdint>
 #include <optional>
@@ -22,10 +24,17 @@ struct CapacityPoint {
   double gpu_cost_per_hour = 0.0;      // price of one GPU per hour; 0 = unknown
   double output_tokens_per_s = 0.0;    // generated tokens/s at max_rate_rps
   double per_user_tokens_per_s = 0.0;  // 1 / mean TPOT at max_rate_rps (tokens/s one user sees)
+  // Replicas that held the target when simulated at it (0: none up to the planner's limit);
+  // absent = not checked, the linear estimate is used.
+  std::optional<std::int64_t> verified_replicas;
 };
 
+// The linear estimate ceil(T·R/M) (at least 1) for a feasible point; T > 0 (asserted).
+std::int64_t linear_replicas_estimate(const CapacityPoint& point, double target_rate_rps);
+
 struct Sizing {
-  // Replicas to serve the target (without a target: the simulated replicas); 0 when infeasible.
+  // Replicas to serve the target (without a target: the simulated replicas); 0 when infeasible
+  // or when no replica count checked at the target held.
   std::int64_t replicas_needed = 0;
   std::int64_t gpus = 0;            // replicas_needed × gpus_per_replica
   double cost_per_hour = 0.0;       // gpus × gpu_cost_per_hour
@@ -34,7 +43,8 @@ struct Sizing {
   double requests_per_gpu = 0.0;    // max_rate_rps / (R × gpus_per_replica)
 };
 
-// Sizes one deployment; `target_rate_rps` must be > 0 when given (asserted).
+// Sizes one deployment; `target_rate_rps` must be > 0 when given (asserted). With a target the
+// replica count is `point.verified_replicas` when present, else the linear estimate.
 Sizing size_deployment(const CapacityPoint& point, std::optional<double> target_rate_rps);
 
 // Indices best first: feasible before infeasible; then, with a target, lowest cost_per_hour

@@ -154,6 +154,19 @@ Json deployment_record(const plan::DeploymentPlan& plan, const plan::SloSpec& sl
   return r;
 }
 
+Json sizing_json(const plan::TargetSizing& sizing) {
+  Json checks = Json::array();
+  for (const auto& c : sizing.checks) {
+    checks.push_back(
+        Json{{"replicas", c.replicas}, {"ok", c.ok}, {"limiting", null_if_empty(c.limiting)}});
+  }
+  return Json{{"target_rate_rps", sizing.target_rate_rps},
+              {"estimate", sizing.estimate},
+              {"replicas_needed", sizing.replicas_needed},
+              {"verified", sizing.replicas_needed > 0},
+              {"checks", std::move(checks)}};
+}
+
 Json deployment_error_record(const std::string& message) {
   Json r;
   r["status"] = "does_not_fit";
@@ -222,6 +235,9 @@ Json plan_json(const PlanReportSettings& settings, const std::vector<PlanPoint>&
       c.output_tokens_per_s = num(r["at_max"]["metrics"], "output_tokens_per_s");
       c.per_user_tokens_per_s = num(r["at_max"], "per_user_tokens_per_s");
     }
+    if (settings.target_rate_rps && r.contains("sizing") && r["sizing"].is_object()) {
+      c.verified_replicas = r["sizing"]["replicas_needed"].get<std::int64_t>();
+    }
     sizing[i] = plan::size_deployment(c, settings.target_rate_rps);
   }
 
@@ -274,6 +290,7 @@ Json plan_json(const PlanReportSettings& settings, const std::vector<PlanPoint>&
       d["steady_state_ratio"] = nullptr;
     }
     d["search"] = Json{{"converged", r["converged"]}, {"probes", r["probes"]}};
+    d["sizing"] = r.contains("sizing") ? r["sizing"] : Json();
     deployments.push_back(std::move(d));
   }
   doc["deployments"] = std::move(deployments);

@@ -48,6 +48,10 @@ Json deployment_record(const plan::DeploymentPlan& plan, const plan::SloSpec& sl
 // The record of a deployment that cannot run at all (e.g. the model does not fit the GPU).
 Json deployment_error_record(const std::string& message);
 
+// A deployment's sizing for the target rate, checked by simulation (the record's "sizing"):
+// {target_rate_rps, estimate, replicas_needed, verified, checks[{replicas, ok, limiting}]}.
+Json sizing_json(const plan::TargetSizing& sizing);
+
 // What the planner knew about one grid point before simulating it.
 struct PlanPoint {
   std::vector<config::AxisValue> axes;

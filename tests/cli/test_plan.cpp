@@ -123,6 +123,49 @@ TEST_CASE("kvsim plan: more replicas sustain proportionally more load", "[cli][p
   CHECK(rates[2] / rates[0] <= 4.0 * 1.25);
 }
 
+TEST_CASE("kvsim plan: every deployment sized for a target holds it when simulated at it",
+          "[cli][plan]") {
+  // Replicas pool load, so 2 or 4 replicas sustain more than 2 or 4 times one; dividing their
+  // max rate by the replica count overstates a single replica. A target just above what one
+  // replica sustains must never be sized as one replica, whichever point it is sized from.
+  const std::string dir = temp_dir();
+  const auto sweep = write_temp_file(dir, "sweep.yaml", scenario("h100-sxm", "[1, 2, 4]"));
+  const std::vector<std::string> common = {"plan", "--config", sweep, "--num-requests",
+                                           "800",  "--format", "json"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = common;
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = run_kvsim(args);
+    REQUIRE(r.exit_code == 0);
+    return parse(r.out);
+  };
+  const Json untargeted = with({});
+  const double one_replica = untargeted["deployments"][0]["max_rate_rps"];
+  const double base = untargeted["deployments"][0]["base_rate_rps"];
+  const double four_replicas = untargeted["deployments"][2]["max_rate_rps"];
+  // Between what one replica sustains (plus the search tolerance) and a quarter of what four do:
+  // the 4-replica point's linear estimate is one replica, which cannot hold it.
+  const double target = 0.5 * (one_replica + four_replicas / 4);
+  REQUIRE(target > 1.03 * one_replica);
+  REQUIRE(four_replicas / 4 > target);
+  const Json plan = with({"--target-rate", exact(target)});
+  REQUIRE(plan["deployments"].size() == 3);
+  REQUIRE(plan["best"].is_object());
+  for (const auto& d : plan["deployments"]) {
+    CAPTURE(d["label"], d["max_rate_rps"], d["sizing"]);
+    const std::int64_t n = d["replicas_needed"];
+    REQUIRE(n >= 2);
+    CHECK(d["sizing"]["verified"] == true);
+    CHECK(d["sizing"]["replicas_needed"] == n);
+    const auto r =
+        run_kvsim({"simulate", "--config", write_temp_file(dir, "one.yaml", scenario("h100-sxm")),
+                   "--num-requests", "800", "--replicas", std::to_string(n), "--rate-scale",
+                   exact(target / base), "--format", "json"});
+    REQUIRE(r.exit_code == 0);
+    CHECK(holds(parse(r.out)));
+  }
+}
+
 TEST_CASE("kvsim plan: threads, resume and process count never change the bytes", "[cli][plan]") {
   const std::string dir = temp_dir();
   const auto sweep = write_temp_file(dir, "sweep.yaml", scenario("[h100-sxm, a100-80gb, l40s]"));

@@ -56,6 +56,30 @@ TEST_CASE("sizing: replicas, GPUs and cost for a target rate", "[plan][sizing]")
   CHECK(s.cost_per_hour == 0.0);
 }
 
+TEST_CASE("sizing: a replica count checked at the target replaces the linear estimate",
+          "[plan][sizing]") {
+  // 2 replicas sustain 9 rps: 4.5 per replica, so 4 rps estimates 1 replica. Simulated at
+  // 4 rps, one replica failed and two held: the sizing is 2 replicas.
+  CapacityPoint p = point(9.0, 2, 1, 3.0, 900.0, 30.0);
+  CHECK(linear_replicas_estimate(p, 4.0) == 1);
+  CHECK(size_deployment(p, 4.0).replicas_needed == 1);
+  p.verified_replicas = 2;
+  Sizing s = size_deployment(p, 4.0);
+  CHECK(s.replicas_needed == 2);
+  CHECK(s.gpus == 2);
+  CHECK(s.cost_per_hour == 6.0);
+  CHECK(s.capacity_rps == 9.0);
+  // No count up to the limit held: not a recommendation, ranked with the infeasible.
+  p.verified_replicas = 0;
+  s = size_deployment(p, 4.0);
+  CHECK(s.replicas_needed == 0);
+  CHECK(s.cost_per_hour == 0.0);
+  const std::vector<CapacityPoint> ps = {p, point(3.0, 1, 1, 3.0, 300.0, 30.0)};
+  CHECK(rank_by_cost(ps, size_all(ps, 4.0), true) == std::vector<std::size_t>{1, 0});
+  // Without a target the check does not apply.
+  CHECK(size_deployment(p, std::nullopt).replicas_needed == 2);
+}
+
 TEST_CASE("sizing: ranking by cost and by throughput per GPU", "[plan][sizing]") {
   const std::vector<CapacityPoint> ps = {
       point(4.0, 1, 8, 2.0, 800, 30),  // 0: 16 $/h per replica, 4 rps/replica
