@@ -217,8 +217,9 @@ void register_calibrate(CLI::App& app) {
   c->add_option("--gpu", f->gpu,
                 "Base GPU (shipped name or hardware YAML) whose datasheet roofs the fit uses");
   c->add_option(
-      "--out", f->out,
-      "Write the calibrated profile: the base GPU's YAML with a fitted cost_model section");
+       "--out", f->out,
+       "Write the calibrated profile: the base GPU's YAML with a fitted cost_model section")
+      ->each([](const std::string& path) { check_output_path(path, "--out"); });
   c->add_option("--validate", f->validate,
                 "Held-out measurement CSV to score the profile on (repeatable)");
   c->add_option("--device", f->device, "Measure on this CUDA device (needs --model)");
@@ -229,7 +230,8 @@ void register_calibrate(CLI::App& app) {
   c->add_flag("--quick", f->quick, "A short sweep (a few points per kernel family)");
   c->add_flag("--no-fp8", f->no_fp8, "Do not time fp8 GEMMs");
   c->add_option("--measurements-out", f->measurements_out,
-                "Write the measurements as kvsim CSV (--device default: <out>.measurements.csv)");
+                "Write the measurements as kvsim CSV (--device default: <out>.measurements.csv)")
+      ->each([](const std::string& path) { check_output_path(path, "--measurements-out"); });
   c->add_flag("--no-tables", f->no_tables, "Keep no exact-shape tables, only the fitted curves");
   c->add_option("--max-knots", f->max_knots, "Knots per efficiency curve (default 6)");
   c->add_option("--date", f->date, "Provenance date (default: today, UTC)");

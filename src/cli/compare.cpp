@@ -1,18 +1,23 @@
 // kvsim compare: one workload through several --allocator and/or --scheduler values, side by side
 // (the PagedAttention Figure 2 question).
 #include "cli/commands.h"
+#include "cli/inert_flags.h"
 #include "cli/serving_flags.h"
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/strings.h"
 #include "report/compare_report.h"
+#include "report/html.h"
 
 namespace kvsim::cli {
 namespace {
 
 // The comma-separated values of a list flag; `fallback` when it was not given.
-std::vector<std::string> values_of(const CLI::App* c, const std::string& flag,
-                                   const std::string& text, const std::string& fallback) {
-  if (!flag_given(c, flag)) return {fallback};
+std::vector<std::string> values_of(const SettingFlags& flags, const std::string& flag,
+                                   const std::string& fallback) {
+  const std::string* given = flags.find(flag);
+  if (given == nullptr) return {fallback};
+  const std::string& text = *given;
   std::vector<std::string> out;
   for (std::string_view part : split(text, ',')) {
     const std::string v(trim(part));
@@ -25,10 +30,10 @@ std::vector<std::string> values_of(const CLI::App* c, const std::string& flag,
   return out;
 }
 
-void run_compare(const SimCommandFlags& flags) {
+void run_compare(const SimCommandFlags& flags, const std::string& html) {
   if (!flags.output.format.empty()) report::parse_format(flags.output.format);
-  const CLI::App* c = flags.command;
-  if (!flag_given(c, "--allocator") && !flag_given(c, "--scheduler")) {
+  if (flags.settings.find("--allocator") == nullptr &&
+      flags.settings.find("--scheduler") == nullptr) {
     throw Error(ErrorLocation{"", 0, 0, "--allocator"},
                 "expected a list to compare, e.g. --allocator contiguous-max,contiguous-pow2,"
                 "contiguous-oracle,paged and/or --scheduler vllm,chunked-prefill,static");
@@ -40,41 +45,36 @@ void run_compare(const SimCommandFlags& flags) {
   }
   const PreparedRun run = prepare_run(flags);
   const config::Scenario& base = run.scenario;
-  const auto allocators = values_of(c, "--allocator", flags.serving.allocator,
+  const auto allocators = values_of(flags.settings, "--allocator",
                                     std::string(memory::allocator_kind_name(base.allocator)));
-  const auto schedulers = values_of(c, "--scheduler", flags.serving.scheduler,
+  const auto schedulers = values_of(flags.settings, "--scheduler",
                                     std::string(sim::scheduler_name(base.sim.scheduler.kind)));
-  // Every name is checked before the first run.
-  std::vector<std::pair<memory::AllocatorKind, sim::SchedulerKind>> variants;
+  // Every variant is checked (names by the settings table, at their flag) and resolved before
+  // the first run.
+  const config::Setting& allocator = *config::find_setting_by_flag("--allocator");
+  const config::Setting& scheduler = *config::find_setting_by_flag("--scheduler");
+  std::vector<run::ResolvedScenario> variants;
   for (const auto& a : allocators) {
-    const auto kind = memory::parse_allocator_kind(a);
-    if (!kind) {
-      throw Error(ErrorLocation{"", 0, 0, "--allocator"},
-                  "expected names from " + join(memory::allocator_kind_names(), "|") + ", got '" +
-                      a + "'" + did_you_mean(a, memory::allocator_kind_names()));
-    }
-    for (const auto& s : schedulers) {
-      const auto sk = sim::parse_scheduler(s);
-      if (!sk) {
-        throw Error(ErrorLocation{"", 0, 0, "--scheduler"},
-                    "expected names from " + join(sim::scheduler_names(), "|") + ", got '" + s +
-                        "'" + did_you_mean(s, sim::scheduler_names()));
-      }
-      variants.emplace_back(*kind, *sk);
+    for (const auto& name : schedulers) {
+      config::Scenario v = base;
+      config::apply_setting(allocator, a, {"", 0, 0, "--allocator"}, v);
+      config::apply_setting(scheduler, name, {"", 0, 0, "--scheduler"}, v);
+      variants.push_back(run::resolve_scenario(v, run.resolve));
     }
   }
+  std::vector<memory::AllocatorKind> kinds;
+  kinds.reserve(variants.size());
+  for (const auto& v : variants) kinds.push_back(v.allocator);
+  warn_inert_flags(flags, run, kinds);
   std::vector<report::CompareRun> runs;
-  for (const auto& [alloc, sched] : variants) {
-    config::Scenario s = base;
-    s.allocator = alloc;
-    s.sim.scheduler.kind = sched;
-    sim::validate_options(s.sim);
-    const std::string label = std::string(memory::allocator_kind_name(alloc)) + " / " +
-                              std::string(sim::scheduler_name(sched));
-    RunOutput out = run_scenario(run, s, "", "compare " + label + ":");
+  for (const run::ResolvedScenario& s : variants) {
+    const std::string label = std::string(memory::allocator_kind_name(s.allocator)) + " / " +
+                              std::string(sim::scheduler_name(s.sim.scheduler.kind));
+    RunOutput out = run_scenario(s, "", "compare " + label + ":");
     runs.push_back(report::CompareRun{label, std::move(out.inputs), std::move(out.result)});
   }
-  const sim::SloOptions slo = base.sim.slo;
+  const sim::SloOptions slo = run.resolved.sim.slo;
+  if (!html.empty()) write_file_atomically(html, report::compare_html(runs, slo));
   report::emit(flags.output,
                {[&] { return report::dump(report::compare_json(runs, slo)); },
                 [&] { return report::compare_table(runs, slo); },
@@ -88,8 +88,14 @@ void register_compare(CLI::App& app) {
   auto flags = std::make_shared<SimCommandFlags>();
   auto* command = app.add_subcommand(
       "compare", "Run one workload through several allocators/schedulers side by side");
-  add_sim_command_flags(command, *flags, /*lists=*/true);
-  command->callback([flags] { run_compare(*flags); });
+  add_sim_command_flags(command, *flags, SettingForm::kCompare);
+  auto html = std::make_shared<std::string>();
+  command
+      ->add_option("--html", *html,
+                   "Also write a self-contained HTML page: memory breakdown bars (PagedAttention "
+                   "Figure 2), throughput, latency percentiles and CDFs")
+      ->type_name("FILE");
+  command->callback([flags, html] { run_compare(*flags, *html); });
 }
 
 }  // namespace kvsim::cli

@@ -2,7 +2,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/deployment_flags.h"
+#include "cli/setting_flags.h"
 #include "common/error.h"
 #include "common/strings.h"
 #include "cost/linear_model.h"
@@ -10,12 +10,13 @@
 #include "cost/step_analysis.h"
 #include "model/dtype.h"
 #include "report/cost_report.h"
+#include "run/resolve.h"
 
 namespace kvsim::cli {
 namespace {
 
 struct CostFlags {
-  DeploymentFlags deployment;
+  SettingFlags deployment;
   std::vector<std::int64_t> prefill;         // --prefill: one chunk per value
   std::vector<std::int64_t> prefill_cached;  // --prefill-cached: per chunk (or one for all)
   std::int64_t decode_batch = 0;
@@ -77,7 +78,8 @@ void run(CostFlags& f) {
                 "expected roofline or linear, got '" + f.cost_model + "'" +
                     did_you_mean(f.cost_model, {"roofline", "linear"}));
   }
-  const Deployment d = resolve_deployment(f.deployment, GpuRequirement::kRequired);
+  const run::Deployment d = run::resolve_deployment(scenario_from_flags(f.deployment).deployment,
+                                                    run::GpuRequirement::kRequired);
   const model::HardwareSpec& hw = *d.hardware;
 
   std::vector<cost::PrefillChunk> chunks;
@@ -153,7 +155,8 @@ void register_cost(CLI::App& app) {
   auto flags = std::make_shared<CostFlags>();
   auto* command = app.add_subcommand(
       "cost", "Step time and per-op breakdown of one engine step (roofline or linear cost model)");
-  add_deployment_flags(command, flags->deployment);
+  add_setting_flags(command, flags->deployment, config::SettingScope::kDeployment,
+                    SettingForm::kSingle);
   command->add_option("--prefill", flags->prefill,
                       "Prefill chunk of TOKENS new tokens (repeat for several chunks in one step)");
   command->add_option("--prefill-cached", flags->prefill_cached,

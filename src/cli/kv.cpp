@@ -1,18 +1,20 @@
 // kvsim kv: closed-form KV-cache memory math for one model, precision and tensor-parallel split.
 #include "cli/commands.h"
-#include "cli/deployment_flags.h"
 #include "cli/flag_parse.h"
+#include "cli/setting_flags.h"
 #include "common/error.h"
 #include "common/strings.h"
 #include "model/kv_math.h"
 #include "model/vllm_memory.h"
 #include "report/kv_report.h"
+#include "report/run_inputs.h"
+#include "run/resolve.h"
 
 namespace kvsim::cli {
 namespace {
 
 struct KvOptions {
-  DeploymentFlags deployment;
+  SettingFlags deployment;
   std::int64_t batch = 1;    // --batch
   std::int64_t context = 0;  // --context; 0 = the resolved max model length
   bool compare_attention = false;
@@ -70,7 +72,8 @@ std::vector<report::AttentionVariant> attention_variants(const model::ModelSpec&
 }
 
 void run_kv(const KvOptions& o) {
-  const Deployment d = resolve_deployment(o.deployment, GpuRequirement::kOptional);
+  const run::Deployment d = run::resolve_deployment(scenario_from_flags(o.deployment).deployment,
+                                                    run::GpuRequirement::kOptional);
   if (o.context > d.max_model_len) {
     throw Error({"", 0, 0, "--context"}, "expected at most the max model length (" +
                                              std::to_string(d.max_model_len) + " tokens), got " +
@@ -87,7 +90,7 @@ void run_kv(const KvOptions& o) {
   report::KvReport r;
   r.model = d.model;
   r.hardware = d.hardware_or_null();
-  r.serving = d.serving_inputs();
+  r.serving = report::serving_memory_inputs(d);
   r.analysis = model::analyze_kv(d.model, r.hardware, query);
   r.activation_reserve_estimated = !d.activation_reserve_bytes;
   if (o.compare_attention) r.attention_variants = attention_variants(d.model, r.analysis);
@@ -117,7 +120,8 @@ void register_kv(CLI::App& app) {
   auto options = std::make_shared<KvOptions>();
   auto* command = app.add_subcommand(
       "kv", "KV-cache memory math for a model, precision and tensor-parallel split");
-  add_deployment_flags(command, options->deployment);
+  add_setting_flags(command, options->deployment, config::SettingScope::kDeployment,
+                    SettingForm::kSingle);
   command
       ->add_option_function<std::string>(
           "--batch",

@@ -14,10 +14,11 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/deployment_flags.h"
 #include "cli/flag_parse.h"
 #include "cli/serving_flags.h"
+#include "cli/setting_flags.h"
 #include "cli/workload_flags.h"
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/format.h"
 #include "common/strings.h"
@@ -29,62 +30,22 @@
 #include "plan/slo.h"
 #include "plan/sweep_runner.h"
 #include "report/diff.h"
+#include "report/html.h"
 #include "report/plan_report.h"
+#include "report/run_inputs.h"
 #include "report/sim_report.h"
 #include "report/spec_json.h"
 #include "report/trace_report.h"
+#include "run/resolve.h"
 
 namespace kvsim::cli {
 namespace {
 
-// A deployment flag that takes a comma-separated list; each value becomes one grid axis value of
-// the scenario field at `path`.
-struct ListFlag {
-  const char* flag;
-  const char* path;
-  const char* help;
-  std::string value;  // as given; empty = not given
-};
-
-std::vector<ListFlag> list_flags() {
-  return {
-      {"--model", "model", "Model(s): shipped names, model YAMLs or HF config.json files", ""},
-      {"--gpu", "gpu", "GPU(s): shipped names or hardware YAMLs", ""},
-      {"--tensor-parallel-size", "tensor_parallel_size", "GPUs per replica", ""},
-      {"--replicas", "serving.replicas", "Replicas behind the router", ""},
-      {"--gpu-memory-utilization", "gpu_memory_utilization", "Fraction of GPU memory used", ""},
-      {"--block-size", "block_size", "Tokens per KV block", ""},
-      {"--max-model-len", "max_model_len", "Longest sequence served (tokens)", ""},
-      {"--kv-cache-dtype", "kv_cache_dtype", "KV precision: auto|fp16|bf16|fp8|int8|int4", ""},
-      {"--kv-scale-group-size", "kv_scale_group_size", "Quantised KV: elements per scale", ""},
-      {"--activation-reserve-gib", "activation_reserve_gib",
-       "Activation memory per GPU, GiB (default: estimated)", ""},
-      {"--runtime-overhead-gib", "runtime_overhead_gib", "Runtime overhead per GPU, GiB (2)", ""},
-      {"--max-num-seqs", "serving.max_num_seqs", "Most sequences running per replica", ""},
-      {"--max-num-batched-tokens", "serving.max_num_batched_tokens", "Token budget per step", ""},
-      {"--long-prefill-token-threshold", "serving.long_prefill_token_threshold",
-       "chunked-prefill: largest prefill chunk", ""},
-      {"--scheduler", "serving.scheduler", "vllm|chunked-prefill|static", ""},
-      {"--allocator", "serving.allocator", "paged|contiguous-max|contiguous-pow2|contiguous-oracle",
-       ""},
-      {"--placement", "serving.placement", "contiguous placement: buddy|first-fit|best-fit", ""},
-      {"--watermark", "serving.watermark", "paged: fraction of blocks kept free", ""},
-      {"--preemption", "serving.preemption", "recompute|swap", ""},
-      {"--swap-space", "serving.swap_space_gib", "CPU swap space per GPU, GiB", ""},
-      {"--router", "serving.router", "round-robin|least-outstanding|least-kv|prefix-aware", ""},
-      {"--time-limit", "serving.time_limit_s", "Stop each simulation at this time (s)", ""},
-      {"--cost-model", "cost_model", "roofline or linear:BASE_US:PREFILL_US:DECODE_US[:CTX_US]",
-       ""},
-      {"--seed", "seed", "Seed of synthetic workloads", ""},
-  };
-}
-
 struct PlanFlags {
   std::string config;
-  std::vector<ListFlag> lists = list_flags();
-  bool enable_prefix_caching = false;
+  SettingFlags settings;  // grid axes take lists (SettingForm::kPlan)
   WorkloadFlags workload;
-  std::string slo_ttft, slo_tpot, slo_e2e, slo_percentile, slo_attainment;
+  std::string slo_attainment;
   std::string target_rate;
   std::vector<std::string> gpu_prices;  // GPU=USD
   std::string search_start, search_growth, search_tolerance, search_min, search_max,
@@ -92,6 +53,7 @@ struct PlanFlags {
   int jobs = 0;
   std::string resume;
   bool no_progress = false;
+  std::string html;  // --html FILE
   report::OutputOptions output;
 };
 
@@ -113,17 +75,14 @@ plan::SloSpec slo_for(const config::Scenario& s, const config::PlanSection& sect
     if (p.e2e_percentile) slo.e2e.percentile = *p.e2e_percentile;
     if (p.attainment) slo.attainment = *p.attainment;
   }
-  const double kMaxMs = 1e12;
-  const auto ms_flag = [&](const char* flag, const std::string& text) {
-    return number_in(flag, text, 0, kMaxMs, /*open_low=*/false, "milliseconds") / 1e3;
-  };
-  if (!f.slo_ttft.empty()) slo.ttft.target_s = ms_flag("--slo-ttft", f.slo_ttft);
-  if (!f.slo_tpot.empty()) slo.tpot.target_s = ms_flag("--slo-tpot", f.slo_tpot);
-  if (!f.slo_e2e.empty()) slo.e2e.target_s = ms_flag("--slo-e2e", f.slo_e2e);
-  if (!f.slo_percentile.empty()) {
-    const double p = number_in("--slo-percentile", f.slo_percentile, 1e-9, 100, /*open_low=*/false,
-                               "a percentile in (0, 100]");
-    slo.ttft.percentile = slo.tpot.percentile = slo.e2e.percentile = p;
+  // The SLO flags beat the plan section, which beats the scenario's slo: section.
+  const config::Scenario flagged = scenario_from_flags(f.settings);
+  const sim::SloOptions& given = flagged.sim.slo;
+  if (f.settings.find("--slo-ttft")) slo.ttft.target_s = ns_to_seconds(given.ttft_ns);
+  if (f.settings.find("--slo-tpot")) slo.tpot.target_s = ns_to_seconds(given.tpot_ns);
+  if (f.settings.find("--slo-e2e")) slo.e2e.target_s = ns_to_seconds(given.e2e_ns);
+  if (f.settings.find("--slo-percentile")) {
+    slo.ttft.percentile = slo.tpot.percentile = slo.e2e.percentile = given.percentile;
   }
   if (!f.slo_attainment.empty()) {
     slo.attainment = number_in("--slo-attainment", f.slo_attainment, 0, 1, /*open_low=*/false,
@@ -197,29 +156,17 @@ std::vector<std::pair<std::string, double>> price_overrides(const config::PlanSe
 
 // Everything one grid point needs, resolved before any simulation.
 struct PreparedPoint {
-  PreparedRun run;
-  report::PlanPoint report;  // its slo is the point's
+  run::ResolvedScenario resolved;  // its sim.slo is the point's
+  report::PlanPoint report;        // its slo is the point's
   std::string key;
 };
 
-report::Json inputs_json(const PreparedRun& run) {
-  const Deployment& d = run.deployment;
-  const config::Scenario& s = run.scenario;
-  report::Json in;
-  in["model"] = report::model_json(d.model);
-  in["hardware"] = report::hardware_json(*d.hardware);
-  in["serving"] = serving_inputs_json(d, s);
-  in["workload"] = report::workload_json(run.workload->resolved());
-  in["seed"] = s.seed;
-  return in;
-}
-
-std::string point_label(const PreparedRun& run) {
-  const Deployment& d = run.deployment;
+std::string point_label(const run::ResolvedScenario& r) {
+  const run::Deployment& d = r.deployment;
   std::string label =
       d.model.name + " on " + std::to_string(d.tensor_parallel_size) + " × " + d.hardware->name;
-  if (run.scenario.sim.num_replicas > 1) {
-    label += " × " + std::to_string(run.scenario.sim.num_replicas) + " replicas";
+  if (r.sim.num_replicas > 1) {
+    label += " × " + std::to_string(r.sim.num_replicas) + " replicas";
   }
   return label;
 }
@@ -230,25 +177,25 @@ PreparedPoint prepare_point(const config::ScenarioGridPoint& point,
                             const std::vector<std::pair<std::string, double>>& prices,
                             std::optional<double> target_rate) {
   PreparedPoint p;
-  PreparedRun& run = p.run;
-  config::Scenario& s = run.scenario;
-  s = point.scenario;
-  if (f.enable_prefix_caching) s.sim.enable_prefix_caching = true;
-  finish_run(run, deployment_flags_from(s.deployment), f.workload);
+  config::Scenario s = point.scenario;
+  apply_setting_flags(f.settings, s);  // the flags that are not grid axes
+  apply_workload_flags(f.workload, s);
+  p.resolved = run::resolve_scenario(
+      s, run::ResolveOptions{.truncate_prompts = f.workload.truncate_prompts});
+  const run::Deployment& d = p.resolved.deployment;
 
   p.report.slo = slo_for(s, section, f);
-  s.sim.slo = plan::sim_slo(p.report.slo);
+  p.resolved.sim.slo = plan::sim_slo(p.report.slo);
 
   report::PlanPoint& rp = p.report;
   rp.axes = point.axes;
-  rp.label = point_label(run);
-  rp.inputs = inputs_json(run);
-  rp.replicas = s.sim.num_replicas;
-  rp.gpus_per_replica = run.deployment.tensor_parallel_size;
-  rp.gpu_price_per_hour = run.deployment.hardware->price_per_hour;
+  rp.label = point_label(p.resolved);
+  rp.inputs = report::inputs_json(p.resolved);
+  rp.replicas = p.resolved.sim.num_replicas;
+  rp.gpus_per_replica = d.tensor_parallel_size;
+  rp.gpu_price_per_hour = d.hardware->price_per_hour;
   for (const auto& [gpu, usd] : prices) {
-    if (gpu == s.deployment.gpu || gpu == run.deployment.hardware->name)
-      rp.gpu_price_per_hour = usd;
+    if (gpu == s.deployment.gpu || gpu == d.hardware->name) rp.gpu_price_per_hour = usd;
   }
 
   // The resume key: everything a deployment's record depends on (not the target or prices).
@@ -270,29 +217,62 @@ std::string compact(const report::Json& j) {
   return j.dump(-1, ' ', false, report::Json::error_handler_t::replace);
 }
 
+// The grid-axis flags given, each a list of values replacing its field of the sweep document (the
+// last of a repeated flag wins).
+std::vector<config::GridOverride> grid_overrides(const SettingFlags& flags) {
+  std::vector<config::GridOverride> overrides;
+  for (const auto& [setting, text] : flags.given) {
+    if (!flags.is_list(*setting)) continue;
+    config::GridOverride o;
+    o.flag = setting->flag;
+    o.path = setting->path;
+    for (const auto part : split(text, ',')) {
+      const std::string v(trim(part));
+      if (v.empty()) {
+        throw Error({"", 0, 0, o.flag},
+                    "expected a comma-separated list without empty items, got '" + text + "'");
+      }
+      o.values.push_back(v);
+    }
+    std::erase_if(overrides, [&](const config::GridOverride& g) { return g.path == o.path; });
+    overrides.push_back(std::move(o));
+  }
+  return overrides;
+}
+
+// One job of the sweep: the deployment's record (JSON text), or its error record.
+std::string plan_point(const PreparedPoint& p, const plan::SearchOptions& search,
+                       std::optional<double> target) {
+  std::shared_ptr<const sim::BuiltDeployment> built;
+  try {
+    built = std::make_shared<const sim::BuiltDeployment>(
+        sim::build_deployment(p.resolved.deployment_inputs(), p.resolved.sim));
+  } catch (const Error& e) {
+    return compact(report::deployment_error_record(e.message()));
+  }
+  plan::PlanTarget target_i{built, p.resolved.sim, p.resolved.workload};
+  const plan::DeploymentPlan dp = plan::plan_deployment(target_i, {p.report.slo, search});
+  report::Json record = report::deployment_record(dp, p.report.slo);
+  if (target && dp.at_max && dp.search.max_rate_rps > 0) {
+    plan::CapacityPoint c;
+    c.feasible = true;
+    c.max_rate_rps = dp.search.max_rate_rps;
+    c.replicas = p.report.replicas;
+    const std::int64_t estimate = plan::linear_replicas_estimate(c, *target);
+    record["sizing"] = report::sizing_json(
+        plan::size_for_target(target_i, p.report.slo, dp.base_rate_rps, *target, estimate));
+  }
+  return compact(record);
+}
+
 void run_plan(PlanFlags& f) {
   if (!f.output.format.empty()) report::parse_format(f.output.format);
   if (f.jobs < 0) throw Error({"", 0, 0, "--jobs"}, "expected 0 (all cores) or more");
   plan::MpiSession mpi;
   const plan::Cluster& world = mpi.world();
 
-  std::vector<config::GridOverride> overrides;
-  for (const ListFlag& l : f.lists) {
-    if (l.value.empty()) continue;
-    config::GridOverride o;
-    o.flag = l.flag;
-    o.path = l.path;
-    for (const auto part : split(l.value, ',')) {
-      const std::string v(trim(part));
-      if (v.empty()) {
-        throw Error({"", 0, 0, l.flag},
-                    "expected a comma-separated list without empty items, got '" + l.value + "'");
-      }
-      o.values.push_back(v);
-    }
-    overrides.push_back(std::move(o));
-  }
-  const config::ScenarioGrid grid = config::load_scenario_grid(f.config, overrides);
+  const config::ScenarioGrid grid =
+      config::load_scenario_grid(f.config, grid_overrides(f.settings));
   const plan::SearchOptions search = search_for(grid.plan, f);
   const auto prices = price_overrides(grid.plan, f);
   std::optional<double> target = grid.plan.target_rate;
@@ -319,31 +299,7 @@ void run_plan(PlanFlags& f) {
   const auto start = std::chrono::steady_clock::now();
   plan::SweepStats stats;
   const std::vector<std::string> results = plan::run_sweep(
-      keys,
-      [&](std::size_t i) {
-        const PreparedPoint& p = points[i];
-        std::shared_ptr<const sim::BuiltDeployment> built;
-        try {
-          built = std::make_shared<const sim::BuiltDeployment>(
-              sim::build_deployment(deployment_inputs(p.run, p.run.scenario), p.run.scenario.sim));
-        } catch (const Error& e) {
-          return compact(report::deployment_error_record(e.message()));
-        }
-        plan::PlanTarget target_i{built, p.run.scenario.sim, p.run.workload};
-        const plan::DeploymentPlan dp = plan::plan_deployment(target_i, {p.report.slo, search});
-        report::Json record = report::deployment_record(dp, p.report.slo);
-        if (target && dp.at_max && dp.search.max_rate_rps > 0) {
-          plan::CapacityPoint c;
-          c.feasible = true;
-          c.max_rate_rps = dp.search.max_rate_rps;
-          c.replicas = p.report.replicas;
-          const std::int64_t estimate = plan::linear_replicas_estimate(c, *target);
-          record["sizing"] = report::sizing_json(
-              plan::size_for_target(target_i, p.report.slo, dp.base_rate_rps, *target, estimate));
-        }
-        return compact(record);
-      },
-      runner, &stats);
+      keys, [&](std::size_t i) { return plan_point(points[i], search, target); }, runner, &stats);
   if (world.rank() != 0) return;
 
   std::vector<report::Json> records;
@@ -365,6 +321,7 @@ void run_plan(PlanFlags& f) {
             << " resumed), " << stats.num_threads << " thread"
             << (stats.num_threads == 1 ? "" : "s") << " × " << stats.num_ranks << " rank"
             << (stats.num_ranks == 1 ? "" : "s") << ", " << fixed(seconds, 1) << " s\n";
+  if (!f.html.empty()) write_file_atomically(f.html, report::plan_html(doc));
   report::emit(f.output,
                {[&] { return report::dump(doc); }, [&] { return report::plan_table(doc); },
                 [&] { return report::plan_csv(doc); }},
@@ -382,20 +339,8 @@ void register_plan(CLI::App& app) {
   c->add_option("--config", f->config,
                 "Sweep YAML (configs/scenarios/): a scenario whose fields may be lists, plus a "
                 "plan: section (SLOs, target rate, prices, search)");
-  for (ListFlag& l : f->lists) {
-    const std::string names =
-        std::string(l.flag) + (std::string(l.flag) == "--tensor-parallel-size" ? ",--tp" : "");
-    c->add_option(names, l.value, std::string(l.help) + " (comma-separated list: a grid axis)")
-        ->type_name("LIST");
-  }
-  c->add_flag("--enable-prefix-caching", f->enable_prefix_caching,
-              "Prefix caching on every deployment");
+  add_setting_flags(c, f->settings, config::SettingScope::kServing, SettingForm::kPlan);
   add_workload_flags(c, f->workload, WorkloadFlagScope::kServing);
-  c->add_option("--slo-ttft", f->slo_ttft, "TTFT SLO, ms (at --slo-percentile)")->type_name("MS");
-  c->add_option("--slo-tpot", f->slo_tpot, "TPOT SLO, ms")->type_name("MS");
-  c->add_option("--slo-e2e", f->slo_e2e, "End-to-end latency SLO, ms")->type_name("MS");
-  c->add_option("--slo-percentile", f->slo_percentile, "Percentile every SLO applies to (99)")
-      ->type_name("P");
   c->add_option("--slo-attainment", f->slo_attainment,
                 "Required fraction of requests within every target (0 = none)")
       ->type_name("F");
@@ -406,7 +351,8 @@ void register_plan(CLI::App& app) {
                 "Override a GPU's price, USD per GPU-hour: GPU=USD (repeatable)")
       ->type_name("GPU=USD")
       ->expected(1)
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   c->add_option("--search-start-rate", f->search_start,
                 "First probe, requests/s (default: the workload's own rate)")
       ->type_name("RPS");
@@ -426,6 +372,10 @@ void register_plan(CLI::App& app) {
       ->type_name("FILE");
   c->add_flag("--no-progress", f->no_progress, "No progress bar on stderr");
   add_output_flags(c, f->output);
+  c->add_option("--html", f->html,
+                "Also write a self-contained HTML page: cost vs capacity with the Pareto front, "
+                "and the ranking")
+      ->type_name("FILE");
   c->callback([f] { run_plan(*f); });
 }
 

@@ -148,7 +148,8 @@ void register_trace(CLI::App& app) {
   auto* gen = command->add_subcommand(
       "gen", "Generate a synthetic workload as a native CSV trace (stdout, or --out-trace FILE)");
   gen->add_option("--out-trace", gen_state->out_trace,
-                  "Write the trace to FILE (atomically) and print its statistics");
+                  "Write the trace to FILE (atomically) and print its statistics")
+      ->each([](const std::string& path) { check_output_path(path, "--out-trace"); });
   add_workload_flags(gen, gen_state->workload, WorkloadFlagScope::kTraceTool);
   add_output_flags(gen, gen_state->output);
   gen->callback([gen_state] { run_gen(*gen_state); });
@@ -158,6 +159,7 @@ void register_trace(CLI::App& app) {
       "convert", "Convert a trace (Azure, Mooncake, BurstGPT, Vidur, native) to native CSV");
   convert->add_option("file", convert_state->file, "Trace file to convert");
   convert->add_option("--to", convert_state->out_trace, "Native CSV file to write (atomically)")
+      ->each([](const std::string& path) { check_output_path(path, "--to"); })
       ->required();
   add_workload_flags(convert, convert_state->workload, WorkloadFlagScope::kTraceTool);
   add_output_flags(convert, convert_state->output);

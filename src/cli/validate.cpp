@@ -189,7 +189,7 @@ void run_validate(const ValidateFlags& f) {
   workload.trace.format = trace::TraceFormat::kNative;
   sim.workload_override = workload;
   const PreparedRun prepared = prepare_run(sim);
-  const RunOutput out = run_scenario(prepared, prepared.scenario, "", "validate:");
+  const RunOutput out = run_scenario(prepared.resolved, "", "validate:");
   const sim::Metrics& m = out.result.metrics;
 
   std::vector<double> ttft, tpot, e2e, itl;
@@ -311,7 +311,7 @@ void register_validate(CLI::App& app) {
   auto flags = std::make_shared<ValidateFlags>();
   auto* command = app.add_subcommand(
       "validate", "Replay a real benchmark run and compare real vs simulated latencies");
-  add_sim_command_flags(command, flags->sim, /*lists=*/false);
+  add_sim_command_flags(command, flags->sim, SettingForm::kSingle);
   command->add_option("--run", flags->run_path,
                       "The real run: vLLM benchmark_serving --save-result JSON, requests.jsonl, "
                       "or a DistServe .exp file");

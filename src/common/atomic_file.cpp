@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -43,7 +44,32 @@ void write_file_atomically(const std::string& path, std::string_view content) {
   }
 }
 
+void check_output_path(const std::string& path, const std::string& flag) {
+  if (path.empty()) return;
+  const ErrorLocation where{"", 0, 0, flag};
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error(where, "cannot write '" + path + "': it is a folder, expected a file name");
+  }
+  std::string folder = std::filesystem::path(path).parent_path().string();
+  if (folder.empty()) folder = ".";
+  if (!std::filesystem::exists(folder, ec)) {
+    throw Error(where, "cannot write '" + path + "': folder '" + folder + "' does not exist");
+  }
+  if (!std::filesystem::is_directory(folder, ec)) {
+    throw Error(where, "cannot write '" + path + "': '" + folder + "' is not a folder");
+  }
+  if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+    throw Error(where, "cannot write '" + path + "': folder '" + folder + "' is not writable (" +
+                           std::strerror(errno) + ")");
+  }
+}
+
 std::string read_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error({path, 0, 0, ""}, "cannot read: is a folder, expected a file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error({path, 0, 0, ""}, std::string("cannot open: ") + std::strerror(errno));
   std::ostringstream buffer;

@@ -11,6 +11,11 @@ namespace kvsim {
 // leaves neither `path` changed nor a temporary file behind.
 void write_file_atomically(const std::string& path, std::string_view content);
 
+// Checks, before any work is done, that write_file_atomically(path, ...) can succeed as far as
+// the file system tells now: `path` is not a folder and its folder exists and is writable.
+// Throws kvsim::Error naming `flag` (e.g. "--out") and the path otherwise. Empty `path`: no-op.
+void check_output_path(const std::string& path, const std::string& flag);
+
 // Reads a whole file; throws kvsim::Error naming the path when it cannot be read.
 std::string read_file(const std::string& path);
 

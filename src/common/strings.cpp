@@ -83,6 +83,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 std::string suggest(std::string_view name, const std::vector<std::string>& candidates) {
   std::string best;
   std::size_t best_distance = 0;
+  if (name.size() > 256) return {};  // no key is that long; spare the quadratic distance
   const std::string lower = to_lower(name);
   for (const auto& candidate : candidates) {
     const std::size_t d = edit_distance(lower, to_lower(candidate));

@@ -76,7 +76,7 @@ bool read_layer_types(const JsonReader& r, Import& im) {
 // The fields every decoder-only transformer config shares (Llama naming).
 void read_llama_like(const JsonReader& r, Import& im, bool tie_default) {
   model::ModelSpec& m = im.m;
-  m.num_layers = r.get_int("num_hidden_layers");
+  m.num_layers = r.get_int("num_hidden_layers", 1, kMaxLayers);
   m.hidden_size = r.get_int("hidden_size");
   m.vocab_size = r.get_int("vocab_size");
   m.max_context = r.get_int("max_position_embeddings");
@@ -358,7 +358,7 @@ void family_gpt_oss(const JsonReader& r, Import& im) {
 
 void family_falcon(const JsonReader& r, Import& im, const std::string& model_type) {
   model::ModelSpec& m = im.m;
-  m.num_layers = r.get_int_any({"num_hidden_layers", "n_layer"});
+  m.num_layers = r.get_int_any({"num_hidden_layers", "n_layer"}, 1, kMaxLayers);
   m.hidden_size = r.get_int_any({"hidden_size", "n_embd"});
   m.vocab_size = r.get_int("vocab_size");
   m.attention.num_q_heads = r.get_int_any({"num_attention_heads", "n_head"});
@@ -422,7 +422,7 @@ struct LearnedMhaKeys {
 // width and the biases its family has.
 void read_learned_mha(const JsonReader& r, Import& im, const LearnedMhaKeys& k) {
   model::ModelSpec& m = im.m;
-  m.num_layers = r.get_int(k.layers);
+  m.num_layers = r.get_int(k.layers, 1, kMaxLayers);
   m.hidden_size = r.get_int(k.hidden);
   m.vocab_size = r.get_int("vocab_size");
   m.max_context = r.get_int(k.max_context);
@@ -475,7 +475,7 @@ void family_opt(const JsonReader& r, Import& im) {
 
 void family_nemotron_h(const JsonReader& r, Import& im) {
   model::ModelSpec& m = im.m;
-  m.num_layers = r.get_int("num_hidden_layers");
+  m.num_layers = r.get_int("num_hidden_layers", 1, kMaxLayers);
   m.hidden_size = r.get_int("hidden_size");
   m.vocab_size = r.get_int("vocab_size");
   m.max_context = r.get_int("max_position_embeddings");
@@ -595,6 +595,7 @@ std::string model_name_from_path(const std::string& p) {
 
 model::ModelSpec parse(std::string_view original, const std::string& file) {
   const std::string text = sanitize_non_finite(original);
+  check_json_text(text, file);
   Json root;
   try {
     root = Json::parse(text);
@@ -604,13 +605,16 @@ model::ModelSpec parse(std::string_view original, const std::string& file) {
     const auto colon = what.find("syntax error");
     throw Error({file, p.line, p.column, ""},
                 "invalid JSON: " + (colon == std::string::npos ? what : what.substr(colon)));
+  } catch (const Json::exception& e) {
+    throw Error({file, 0, 0, ""}, std::string("invalid JSON: ") + e.what());
   }
   const Locator locator(text);
   if (!root.is_object()) {
     throw Error({file, 1, 1, ""},
                 "expected a JSON object (a Hugging Face config.json), got " + describe_json(root));
   }
-  JsonReader top(root, file, "", locator);
+  KeyLog log;
+  JsonReader top(root, file, "", locator, &log);
   std::string model_type = top.get_string("model_type");
   JsonReader cfg = top;
   if (is_wrapper(model_type) && top.has("text_config")) {
@@ -638,6 +642,7 @@ model::ModelSpec parse(std::string_view original, const std::string& file) {
     const auto f = im.fields.find(name);
     return cfg.location(f != im.fields.end() ? f->second : name);
   });
+  warn_near_miss_keys(log, file, locator);
   return im.m;
 }
 

@@ -17,7 +17,10 @@
 //
 // Errors (kvsim::Error) name the file, the line and column of the offending value, the field
 // (dotted, e.g. "text_config.num_key_value_heads") and what was expected; an unknown model_type
-// lists the supported ones.
+// lists the supported ones. Keys kvsim does not read are ignored, except that one a single edit
+// away from a key it read and did not find (`num_key_value_head`) is a warning (common/warning.h).
+// Limits: nesting ≤ 64 levels, integers ≤ 2^40, numbers within double range (README "Input
+// limits").
 
 #include <string>
 #include <string_view>

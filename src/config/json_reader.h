@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,13 +40,35 @@ std::string sanitize_non_finite(std::string_view text);
 // "null", "an object", "a list", "'text'" or the number, for "got ..." in messages.
 std::string describe_json(const Json& value);
 
+// Limits on a JSON document's shape (README "Limits").
+inline constexpr int kMaxJsonDepth = 64;  // objects and lists nested deeper: an error
+
+// Checks the text before a JSON parser sees it: throws kvsim::Error located in `file` for
+// nesting deeper than kMaxJsonDepth and for a number beyond the range of a double (1e400).
+// Anything else malformed is left to the parser.
+void check_json_text(std::string_view text, const std::string& file);
+
+// Which keys an importer asked each object for, so that the keys it never asked for can be
+// checked for near-misses of the ones it did (warn_near_miss_keys).
+struct KeyLog {
+  struct Object {
+    const Json* json = nullptr;
+    std::set<std::string> asked;
+  };
+  std::map<std::string, Object> objects;  // by dotted path ("" = the top object)
+};
+
 // Where every value of a JSON document starts, by dotted path ("text_config.head_dim",
 // "layer_types[3]"). Runs on text nlohmann has already accepted.
+// Paths are recorded for values at most kLocatedDepth levels deep (importers read no deeper),
+// so its memory is linear in the text; the text must have passed check_json_text.
 class Locator {
  public:
+  static constexpr int kLocatedDepth = 4;
+
   explicit Locator(std::string_view text) : text_(text) {
     skip_ws();
-    value("");
+    value("", 0);
   }
   std::optional<Position> find(const std::string& path) const {
     const auto it = positions_.find(path);
@@ -70,9 +93,10 @@ class Locator {
     ++i_;  // closing quote
     return s;
   }
-  void value(const std::string& path) {
+  void value(const std::string& path, int depth) {
     if (i_ >= text_.size()) return;
-    positions_[path] = position_of_cached(i_);
+    const bool located = depth <= kLocatedDepth;
+    if (located) positions_[path] = position_of_cached(i_);
     const char c = text_[i_];
     if (c == '{') {
       ++i_;
@@ -84,10 +108,13 @@ class Locator {
         skip_ws();
         ++i_;  // ':'
         skip_ws();
-        std::string child = path;
-        if (!child.empty()) child += '.';
-        child += key;
-        value(child);
+        std::string child;
+        if (located) {
+          child = path;
+          if (!child.empty()) child += '.';
+          child += key;
+        }
+        value(child, depth + 1);
         skip_ws();
         if (i_ < text_.size() && text_[i_] == ',') ++i_;
       }
@@ -97,7 +124,7 @@ class Locator {
       for (int index = 0;; ++index) {
         skip_ws();
         if (i_ >= text_.size() || text_[i_] == ']') break;
-        value(path + "[" + std::to_string(index) + "]");
+        value(located ? path + "[" + std::to_string(index) + "]" : std::string(), depth + 1);
         skip_ws();
         if (i_ < text_.size() && text_[i_] == ',') ++i_;
       }
@@ -136,8 +163,16 @@ class Locator {
 // configs carry many fields kvsim does not need).
 class JsonReader {
  public:
-  JsonReader(const Json& object, std::string file, std::string path, const Locator& locator)
-      : object_(&object), file_(std::move(file)), path_(std::move(path)), locator_(&locator) {}
+  // `log`, when given, records every key asked for (see KeyLog); it must outlive the reader.
+  JsonReader(const Json& object, std::string file, std::string path, const Locator& locator,
+             KeyLog* log = nullptr)
+      : object_(&object),
+        file_(std::move(file)),
+        path_(std::move(path)),
+        locator_(&locator),
+        log_(log) {
+    if (log_ != nullptr) log_->objects[path_].json = object_;
+  }
 
   std::string field(const std::string& key) const {
     return path_.empty() ? key : path_ + "." + key;
@@ -145,6 +180,7 @@ class JsonReader {
   const std::string& path() const { return path_; }
 
   bool has(const std::string& key) const {
+    if (log_ != nullptr) log_->objects[path_].asked.insert(key);
     const auto it = object_->find(key);
     return it != object_->end() && !it->is_null();
   }
@@ -163,7 +199,12 @@ class JsonReader {
     return Error(location(key), message);
   }
 
-  std::optional<std::int64_t> optional_int(const std::string& key, std::int64_t min = 1) const {
+  // Integers are at most kMaxJsonInt unless `max` says less, so that a loader's arithmetic on
+  // them cannot overflow before validation bounds each quantity.
+  static constexpr std::int64_t kMaxJsonInt = std::int64_t{1} << 40;
+
+  std::optional<std::int64_t> optional_int(const std::string& key, std::int64_t min = 1,
+                                           std::int64_t max = kMaxJsonInt) const {
     if (!has(key)) return std::nullopt;
     const Json& v = (*object_)[key];
     std::optional<std::int64_t> value;
@@ -175,22 +216,27 @@ class JsonReader {
         value = static_cast<std::int64_t>(d);
       }
     }
-    if (!value || *value < min) {
-      const std::string expected = min == 1   ? "a positive integer"
-                                   : min == 0 ? "a non-negative integer"
-                                              : "an integer >= " + std::to_string(min);
+    if (!value || *value < min || *value > max) {
+      std::string expected = min == 1   ? "a positive integer"
+                             : min == 0 ? "a non-negative integer"
+                                        : "an integer >= " + std::to_string(min);
+      if (value && *value > max) {
+        expected = "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+      }
       throw error(key, "expected " + expected + ", got " + describe_json(v));
     }
     return value;
   }
-  std::int64_t get_int(const std::string& key, std::int64_t min = 1) const {
-    if (auto v = optional_int(key, min)) return *v;
+  std::int64_t get_int(const std::string& key, std::int64_t min = 1,
+                       std::int64_t max = kMaxJsonInt) const {
+    if (auto v = optional_int(key, min, max)) return *v;
     throw missing(key, "an integer");
   }
   // The first of `keys` present (aliases, e.g. num_hidden_layers / n_layer).
-  std::int64_t get_int_any(const std::vector<std::string>& keys, std::int64_t min = 1) const {
+  std::int64_t get_int_any(const std::vector<std::string>& keys, std::int64_t min = 1,
+                           std::int64_t max = kMaxJsonInt) const {
     for (const auto& k : keys) {
-      if (has(k)) return get_int(k, min);
+      if (has(k)) return get_int(k, min, max);
     }
     throw Error(location(keys.front()), "missing required field (also accepted: " +
                                             join({keys.begin() + 1, keys.end()}, ", ") +
@@ -219,7 +265,7 @@ class JsonReader {
     if (!has(key)) throw missing(key, "an object");
     const Json& v = (*object_)[key];
     if (!v.is_object()) throw error(key, "expected an object, got " + describe_json(v));
-    return JsonReader(v, file_, field(key), *locator_);
+    return JsonReader(v, file_, field(key), *locator_, log_);
   }
   Error missing(const std::string& key, const std::string& expected) const {
     return Error(location(key), "missing required field; expected " + expected);
@@ -231,6 +277,13 @@ class JsonReader {
   std::string file_;
   std::string path_;
   const Locator* locator_;
+  KeyLog* log_;
 };
+
+// Warns (common/warning.h) for every key of a logged object that no reader asked for but that is
+// one edit away from a key one asked for and did not find there (`num_key_value_head` for
+// `num_key_value_heads`): an importer that ignores unknown keys would otherwise silently take
+// that field's default.
+void warn_near_miss_keys(const KeyLog& log, const std::string& file, const Locator& locator);
 
 }  // namespace kvsim::config

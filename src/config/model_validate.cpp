@@ -1,6 +1,12 @@
 #include "config/model_validate.h"
 
+#include <initializer_list>
 #include <string>
+#include <tuple>
+#include <utility>
+
+#include "model/kv_math.h"
+#include "model/weights.h"
 
 namespace kvsim::config {
 namespace {
@@ -18,10 +24,66 @@ void validate_model(const model::ModelSpec& m, const FieldLocator& locate) {
   auto positive = [&](const std::string& field, std::int64_t v) {
     if (v <= 0) fail(field, "expected a positive integer, got " + num(v));
   };
+  auto at_most = [&](const std::string& field, std::int64_t v, std::int64_t max) {
+    if (v > max) fail(field, "expected at most " + num(max) + ", got " + num(v));
+  };
   positive("layers", m.num_layers);
   positive("hidden_size", m.hidden_size);
   positive("vocab_size", m.vocab_size);
   positive("max_context", m.max_context);
+  const model::AttentionSpec& att = m.attention;
+  const model::MoeSpec& moe = m.moe;
+  for (const auto& [field, value, max] :
+       std::initializer_list<std::tuple<const char*, std::int64_t, std::int64_t>>{
+           {"layers", m.num_layers, kMaxLayers},
+           {"hidden_size", m.hidden_size, kMaxWidth},
+           {"intermediate_size", m.intermediate_size, kMaxWidth},
+           {"vocab_size", m.vocab_size, kMaxVocab},
+           {"max_context", m.max_context, kMaxContext},
+           {"q_heads", att.num_q_heads, kMaxHeads},
+           {"kv_heads", att.num_kv_heads, kMaxHeads},
+           {"head_dim", att.head_dim, kMaxWidth},
+           {"head_dim", att.v_head_dim, kMaxWidth},
+           {"sliding_window", att.sliding_window, kMaxContext},
+           {"full_layer_kv_heads", att.full_layer_num_kv_heads, kMaxHeads},
+           {"full_layer_head_dim", att.full_layer_head_dim, kMaxWidth},
+           {"kv_lora_rank", att.mla.kv_lora_rank, kMaxWidth},
+           {"qk_rope_head_dim", att.mla.qk_rope_head_dim, kMaxWidth},
+           {"qk_rope_head_dim", att.mla.qk_nope_head_dim, kMaxWidth},
+           {"kv_lora_rank", att.mla.v_head_dim, kMaxWidth},
+           {"kv_lora_rank", att.mla.q_lora_rank, kMaxWidth},
+           {"experts", moe.num_experts, kMaxExperts},
+           {"experts_per_token", moe.experts_per_token, kMaxExperts},
+           {"expert_intermediate_size", moe.expert_intermediate_size, kMaxWidth},
+           {"experts", moe.num_shared_experts, kMaxExperts},
+           {"expert_intermediate_size", moe.shared_expert_intermediate_size, kMaxWidth},
+           {"experts", moe.expert_scale_group_size, kMaxWidth},
+           {"layer_pattern", m.ssm.num_heads, kMaxHeads},
+           {"layer_pattern", m.ssm.head_dim, kMaxWidth},
+           {"layer_pattern", m.ssm.state_size, kMaxWidth},
+           {"layer_pattern", m.ssm.num_groups, kMaxHeads},
+           {"layer_pattern", m.ssm.conv_kernel, kMaxWidth},
+       }) {
+    at_most(field, value, max);
+  }
+  for (const auto& [field, value] : std::initializer_list<std::pair<const char*, std::int64_t>>{
+           {"head_dim", att.v_head_dim},
+           {"intermediate_size", m.intermediate_size},
+           {"sliding_window", att.sliding_window},
+           {"qk_rope_head_dim", att.mla.qk_nope_head_dim},
+           {"kv_lora_rank", att.mla.v_head_dim},
+           {"kv_lora_rank", att.mla.q_lora_rank},
+           {"experts", moe.num_experts},
+           {"experts", moe.num_shared_experts},
+           {"expert_intermediate_size", moe.shared_expert_intermediate_size},
+           {"layer_pattern", m.ssm.num_heads},
+           {"layer_pattern", m.ssm.head_dim},
+           {"layer_pattern", m.ssm.state_size},
+           {"layer_pattern", m.ssm.num_groups},
+           {"layer_pattern", m.ssm.conv_kernel},
+       }) {
+    if (value < 0) fail(field, "expected a non-negative integer, got " + num(value));
+  }
   if (static_cast<std::int64_t>(m.layer_kinds.size()) != m.num_layers) {
     fail("layer_pattern", "expected one layer kind per layer (" + num(m.num_layers) + "), got " +
                               num(static_cast<std::int64_t>(m.layer_kinds.size())));
@@ -102,6 +164,18 @@ void validate_model(const model::ModelSpec& m, const FieldLocator& locate) {
       fail("first_dense_layers", "expected an integer in [0, " + num(m.num_layers) + "], got " +
                                      num(e.first_dense_layers));
     }
+  }
+
+  // Every dimension is bounded, but their products may still pass 2^64: say so at the file.
+  try {
+    (void)model::parameter_counts(m).total();
+    (void)model::weights_bytes(m);
+    model::KvFormat widest;
+    widest.dtype = model::Dtype::kFp32;
+    (void)model::kv_bytes_for_sequence(m, widest, m.max_context);
+    (void)model::ssm_state_bytes_per_sequence(m);
+  } catch (const Error& e) {
+    fail("layers", e.message());
   }
 }
 

@@ -34,6 +34,10 @@ model::ModelSpec parse_model(const YAML::Node& root, const std::string& file) {
   if (trim(m.source).empty())
     throw r.error("source", "expected where the numbers come from, got ''");
   m.num_layers = r.get_positive_int("layers");
+  if (m.num_layers > kMaxLayers) {  // before any per-layer allocation
+    throw r.error("layers", "expected an integer in [1, " + std::to_string(kMaxLayers) + "], got " +
+                                std::to_string(m.num_layers));
+  }
   m.hidden_size = r.get_positive_int("hidden_size");
   const auto intermediate = r.optional_int("intermediate_size", 1);
   m.intermediate_size = intermediate.value_or(0);

@@ -1,102 +1,53 @@
 #include "config/scenario.h"
 
-#include <cmath>
 #include <filesystem>
 #include <initializer_list>
 
 #include "common/error.h"
 #include "common/strings.h"
 #include "config/scenario_yaml.h"
+#include "config/settings.h"
 #include "config/workload_yaml.h"
 #include "config/yaml_reader.h"
 
 namespace kvsim::config {
 namespace {
 
-constexpr std::int64_t kMaxCount = 1'000'000'000;
-constexpr double kMaxGib = 1 << 20;  // 1 PiB: far above any GPU
-
-TimeNs ms_to_ns(double ms) {
-  return std::llround(ms * 1e6);
-}
-
 // Marks every key a section accepts as known up front, so that a misspelt one is reported with
 // the closest of them ("did you mean") even when the intended key is absent.
-void declare(MapReader& r, std::initializer_list<const char*> keys) {
-  for (const char* k : keys) r.ignore(k);
+void declare(MapReader& r, std::string_view section, std::initializer_list<const char*> extra) {
+  for (const Setting& setting : settings()) {
+    if (setting.section() == section) r.ignore(std::string(setting.key()));
+  }
+  for (const char* k : extra) r.ignore(k);
 }
 
-template <typename Enum, typename Parse>
-Enum read_choice(MapReader& r, const std::string& key, Enum current, Parse parse,
-                 const std::vector<std::string>& names) {
-  if (!r.has(key)) return current;
-  const std::string value = r.get_choice(key, names);
-  return *parse(value);
-}
-
-void read_serving(MapReader& r, Scenario& s) {
-  declare(r, {"replicas", "router", "scheduler", "max_num_seqs", "max_num_batched_tokens",
-              "long_prefill_token_threshold", "allocator", "placement", "watermark", "preemption",
-              "swap_space_gib", "enable_prefix_caching", "time_limit_s"});
-  sim::SimOptions& o = s.sim;
-  o.num_replicas = r.optional_int("replicas", 1, 100000).value_or(o.num_replicas);
-  o.router = read_choice(r, "router", o.router, sim::parse_router, sim::router_names());
-  o.scheduler.kind =
-      read_choice(r, "scheduler", o.scheduler.kind, sim::parse_scheduler, sim::scheduler_names());
-  o.scheduler.max_num_seqs =
-      r.optional_int("max_num_seqs", 1, kMaxCount).value_or(o.scheduler.max_num_seqs);
-  o.scheduler.max_num_batched_tokens = r.optional_int("max_num_batched_tokens", 0, kMaxCount)
-                                           .value_or(o.scheduler.max_num_batched_tokens);
-  o.scheduler.long_prefill_token_threshold =
-      r.optional_int("long_prefill_token_threshold", 0, kMaxCount)
-          .value_or(o.scheduler.long_prefill_token_threshold);
-  s.allocator = read_choice(r, "allocator", s.allocator, memory::parse_allocator_kind,
-                            memory::allocator_kind_names());
-  s.placement =
-      read_choice(r, "placement", s.placement, memory::parse_placement, memory::placement_names());
-  if (r.has("watermark")) {
-    const double w = r.get_double("watermark", 0.0, 1.0);
-    if (w >= 1.0) throw r.error("watermark", "expected a fraction in [0, 1), got 1");
-    s.watermark = w;
+// Reads the settings of the table (config/settings.h) that live in `section` ("" = top level,
+// "serving", "slo"), each checked by parse_setting at its YAML location.
+void read_settings(MapReader& r, std::string_view section, Scenario& s) {
+  for (const Setting& setting : settings()) {
+    const std::string key(setting.key());
+    if (setting.section() != section || !r.has(key)) continue;
+    const YAML::Node node = r.get_node(key);
+    if (setting.type == SettingType::kSpec && node.IsMap()) continue;  // read_cost_model
+    const ErrorLocation where = node_location(node, r.file(), r.field(key));
+    if (!node.IsScalar()) {
+      throw Error(where, "expected " + expected_text(setting) + ", got " + describe_node(node));
+    }
+    apply_setting(setting, node.Scalar(), where, s);
   }
-  o.scheduler.preemption = read_choice(r, "preemption", o.scheduler.preemption,
-                                       sim::parse_preemption, sim::preemption_names());
-  if (r.has("swap_space_gib")) {
-    const double gib = r.get_double("swap_space_gib", 0.0, 1e6);
-    o.scheduler.swap_space_bytes =
-        static_cast<Bytes>(std::llround(gib * static_cast<double>(kGiB)));
-  }
-  o.enable_prefix_caching = r.optional_bool("enable_prefix_caching", o.enable_prefix_caching);
-  if (r.has("time_limit_s")) {
-    o.time_limit_ns = seconds_to_ns(r.get_double("time_limit_s", 0.0, 1e9));
-  }
-  r.finish();
-}
-
-void read_slo(MapReader& r, sim::SloOptions& slo) {
-  declare(r, {"ttft_ms", "tpot_ms", "e2e_ms", "percentile"});
-  if (r.has("ttft_ms")) slo.ttft_ns = ms_to_ns(r.get_double("ttft_ms", 0.0, 1e9));
-  if (r.has("tpot_ms")) slo.tpot_ns = ms_to_ns(r.get_double("tpot_ms", 0.0, 1e9));
-  if (r.has("e2e_ms")) slo.e2e_ns = ms_to_ns(r.get_double("e2e_ms", 0.0, 1e9));
-  if (r.has("percentile")) {
-    const double p = r.get_double("percentile", 0.0, 100.0);
-    if (p <= 0.0) throw r.error("percentile", "expected a percentile in (0, 100], got 0");
-    slo.percentile = p;
-  }
-  r.finish();
 }
 
 void read_cost_model(MapReader& top, Scenario& s) {
   if (!top.has("cost_model")) return;
   const YAML::Node node = top.get_node("cost_model");
-  if (node.IsScalar()) {
-    const ErrorLocation where = node_location(node, top.file(), top.field("cost_model"));
-    s.cost = parse_cost_model_spec(node.as<std::string>(), where);
-    return;
-  }
+  if (!node.IsMap()) return;  // a scalar spec: read_settings
+  s.origins.insert_or_assign("cost_model",
+                             node_location(node, top.file(), top.field("cost_model")));
   MapReader r(node, top.file(), top.field("cost_model"));
-  declare(r, {"kind", "base_us", "prefill_us_per_token", "decode_us_per_seq",
-              "context_us_per_token", "swap_gb_per_s", "step_overhead_us"});
+  declare(r, "cost_model",
+          {"kind", "base_us", "prefill_us_per_token", "decode_us_per_seq", "context_us_per_token",
+           "swap_gb_per_s", "step_overhead_us"});
   const std::string kind = r.get_choice("kind", {"roofline", "linear"});
   const std::vector<std::string> only_linear = {"base_us", "prefill_us_per_token",
                                                 "decode_us_per_seq", "context_us_per_token",
@@ -196,37 +147,24 @@ void reject_lists(const YAML::Node& root, const std::string& file) {
 Scenario parse_scenario(const YAML::Node& root, const std::string& file,
                         const std::string& base_dir) {
   MapReader top(root, file);
-  declare(top,
-          {"model", "gpu", "tensor_parallel_size", "gpu_memory_utilization", "block_size",
-           "max_model_len", "kv_cache_dtype", "kv_scale_group_size", "activation_reserve_gib",
-           "runtime_overhead_gib", "engine", "serving", "cost_model", "slo", "seed", "workload"});
+  declare(top, "", {"serving", "cost_model", "slo", "workload"});
   Scenario s;
   s.source = file;
+  read_settings(top, "", s);
   ScenarioDeployment& d = s.deployment;
-  d.model = resolve_config_path(top.optional_string("model").value_or(""), base_dir);
-  d.gpu = resolve_config_path(top.optional_string("gpu").value_or(""), base_dir);
-  d.tensor_parallel_size =
-      top.optional_int("tensor_parallel_size", 1, 4096).value_or(d.tensor_parallel_size);
-  if (top.has("gpu_memory_utilization")) {
-    const double u = top.get_double("gpu_memory_utilization", 0.0, 1.0);
-    if (u <= 0.0) {
-      throw top.error("gpu_memory_utilization", "expected a fraction in (0, 1], got 0");
-    }
-    d.gpu_memory_utilization = u;
+  d.model = resolve_config_path(d.model, base_dir);
+  d.gpu = resolve_config_path(d.gpu, base_dir);
+  if (auto serving = top.optional_map("serving")) {
+    declare(*serving, "serving", {});
+    read_settings(*serving, "serving", s);
+    serving->finish();
   }
-  d.block_size = top.optional_int("block_size", 1, 1'048'576).value_or(d.block_size);
-  d.max_model_len = top.optional_int("max_model_len", 0, kMaxCount).value_or(d.max_model_len);
-  d.kv_cache_dtype = top.optional_string("kv_cache_dtype").value_or(d.kv_cache_dtype);
-  d.kv_scale_group_size =
-      top.optional_int("kv_scale_group_size", 0, kMaxCount).value_or(d.kv_scale_group_size);
-  d.activation_reserve_gib = top.optional_double("activation_reserve_gib", 0.0, kMaxGib);
-  d.runtime_overhead_gib =
-      top.optional_double("runtime_overhead_gib", 0.0, kMaxGib).value_or(d.runtime_overhead_gib);
-  d.engine = top.optional_choice("engine", {"v1", "v0"}).value_or(d.engine);
-  if (auto serving = top.optional_map("serving")) read_serving(*serving, s);
   read_cost_model(top, s);
-  if (auto slo = top.optional_map("slo")) read_slo(*slo, s.sim.slo);
-  if (top.has("seed")) s.seed = static_cast<std::uint64_t>(top.get_int("seed", 0));
+  if (auto slo = top.optional_map("slo")) {
+    declare(*slo, "slo", {});
+    read_settings(*slo, "slo", s);
+    slo->finish();
+  }
   if (auto workload = top.optional_map("workload")) {
     s.workload = parse_workload(*workload, base_dir);
     s.has_workload = true;

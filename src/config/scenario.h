@@ -41,10 +41,12 @@
 // parse_scenario (config/scenario_yaml.h).
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "common/error.h"
 #include "cost/cost_model.h"
 #include "memory/allocator.h"
 #include "sim/options.h"
@@ -62,9 +64,13 @@ struct ScenarioDeployment {
   std::int64_t max_model_len = 0;  // 0 = the model's max context
   std::string kv_cache_dtype = "auto";
   std::int64_t kv_scale_group_size = 0;
-  std::optional<double> activation_reserve_gib;  // nullopt: the model-based estimate
-  double runtime_overhead_gib = 2.0;             // model::kDefaultRuntimeOverheadBytes
-  std::string engine = "v1";                     // v1|v0: memory accounting (--engine)
+  std::optional<double> activation_reserve_gib;       // nullopt: the model-based estimate
+  double runtime_overhead_gib = 2.0;                  // model::kDefaultRuntimeOverheadBytes
+  bool runtime_overhead_given = false;                // runtime_overhead_gib was set (V1: replaces
+                                                      // the non-torch estimate)
+  std::string engine = "v1";                          // v1|v0: memory accounting (--engine)
+  std::optional<std::int64_t> kv_cache_memory_bytes;  // vLLM's KV-cache bytes override (v1)
+  std::optional<std::int64_t> num_gpu_blocks_override;  // vLLM's blocks override (v1)
 };
 
 struct Scenario {
@@ -80,6 +86,9 @@ struct Scenario {
   trace::WorkloadOptions workload;
   bool has_workload = false;  // the scenario defines a workload section
   std::uint64_t seed = 0;     // synthetic workloads (and anything else random)
+  // Where each setting that was given came from (config/settings.h path → its YAML location
+  // or its flag), for errors found later (config::relabel).
+  std::map<std::string, ErrorLocation, std::less<>> origins;
 };
 
 // Reads and validates a scenario file. Throws kvsim::Error with file, line, column and field on

@@ -139,6 +139,10 @@ ScenarioGrid load_scenario_grid(const std::string& path, const std::vector<GridO
       }
       throw;
     }
+    for (const GridOverride& o : overrides) {
+      auto origin = point.scenario.origins.find(o.path);
+      if (origin != point.scenario.origins.end()) origin->second = ErrorLocation{"", 0, 0, o.flag};
+    }
     point.scenario.source = path;
     point.axes = std::move(p.axes);
     grid.points.push_back(std::move(point));

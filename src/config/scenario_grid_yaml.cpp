@@ -56,88 +56,123 @@ bool has_axis(const YAML::Node& node, const std::string& path, const GridOptions
   return false;
 }
 
-std::int64_t count(const YAML::Node& node, const std::string& path, const GridOptions& options) {
+// Throws for an empty axis (an empty grid): count() of it would be 0, and a product with 0 would
+// pass any size guard while its siblings still build every other combination.
+[[noreturn]] void throw_empty_axis(const YAML::Node& node, const std::string& path,
+                                   const std::string& file) {
+  throw Error(node_location(node, file, path),
+              "an empty list makes an empty grid; give at least one value");
+}
+
+std::int64_t count(const YAML::Node& node, const std::string& path, const std::string& file,
+                   const GridOptions& options) {
   if (is_axis(node, path, options)) {
+    if (node.size() == 0) throw_empty_axis(node, path, file);
     std::int64_t n = 0;
     for (const auto& element : node) {
       // An element of a list field's axis is that field's value: a literal list.
-      n = add_sat(n, is_list_field(options, path) ? 1 : count(element, path, options));
+      n = add_sat(n, is_list_field(options, path) ? 1 : count(element, path, file, options));
     }
     return n;
   }
   if (node.IsMap()) {
     std::int64_t n = 1;
     for (const auto& kv : node)
-      n = mul_sat(n, count(kv.second, child_path(path, kv.first), options));
+      n = mul_sat(n, count(kv.second, child_path(path, kv.first), file, options));
     return n;
   }
   return 1;
 }
 
-std::vector<YamlGridPoint> expand(const YAML::Node& node, const std::string& path,
-                                  const std::string& file, const GridOptions& options) {
-  if (is_axis(node, path, options)) {
-    if (node.size() == 0) {
-      throw Error(node_location(node, file, path),
-                  "an empty list makes an empty grid; give at least one value");
-    }
-    std::vector<YamlGridPoint> points;
-    for (const auto& element : node) {
-      if (is_list_field(options, path)) {
-        points.push_back({element, {{path, flow_text(element)}}});
-        continue;
+// New point documents are created as elements of one arena list that shares the source
+// document's node memory, so attaching a source node to a point costs O(1). (A free-standing
+// YAML::Node has its own memory, and yaml-cpp merges the whole source memory into it on the
+// first insert; that made expansion quadratic in the number of points.)
+class Expander {
+ public:
+  Expander(const YAML::Node& document, const std::string& file, const GridOptions& options)
+      : file_(file), options_(options), arena_(YAML::NodeType::Sequence) {
+    arena_.push_back(document);  // one merge of the source memory into the arena's
+  }
+
+  std::vector<YamlGridPoint> expand(const YAML::Node& node, const std::string& path) {
+    if (is_axis(node, path, options_)) {
+      if (node.size() == 0) throw_empty_axis(node, path, file_);
+      std::vector<YamlGridPoint> points;
+      for (const auto& element : node) {
+        if (is_list_field(options_, path)) {
+          points.push_back({element, {{path, flow_text(element)}}});
+          continue;
+        }
+        // A structured element may hold axes of its own: each of its points is one value of
+        // this axis, labelled by its whole (single-valued) text.
+        for (auto& sub : expand(element, path)) {
+          sub.axes = {AxisValue{path, flow_text(sub.document)}};
+          points.push_back(std::move(sub));
+        }
       }
-      // A structured element may hold axes of its own: each of its points is one value of this
-      // axis, labelled by its whole (single-valued) text.
-      for (auto& sub : expand(element, path, file, options)) {
-        sub.axes = {AxisValue{path, flow_text(sub.document)}};
-        points.push_back(std::move(sub));
+      return points;
+    }
+    if (!has_axis(node, path, options_)) return {{node, {}}};
+
+    // Cartesian product over the fields, the first field outermost: each field's values are
+    // expanded once, then every combination is built once (an odometer over the fields).
+    std::vector<YAML::Node> keys;
+    std::vector<std::vector<YamlGridPoint>> values;
+    for (const auto& kv : node) {
+      keys.push_back(kv.first);
+      values.push_back(expand(kv.second, child_path(path, kv.first)));
+    }
+    std::size_t total = 1;
+    for (const auto& v : values) total *= v.size();  // bounded by count() <= max_points
+    std::vector<YamlGridPoint> points;
+    points.reserve(total);
+    std::vector<std::size_t> index(values.size(), 0);
+    for (std::size_t n = 0; n < total; ++n) {
+      YamlGridPoint p;
+      p.document = new_map();
+      for (std::size_t f = 0; f < values.size(); ++f) {
+        const YamlGridPoint& value = values[f][index[f]];
+        p.document.force_insert(keys[f], value.document);
+        p.axes.insert(p.axes.end(), value.axes.begin(), value.axes.end());
+      }
+      points.push_back(std::move(p));
+      for (std::size_t f = values.size(); f-- > 0;) {  // the last field varies fastest
+        if (++index[f] < values[f].size()) break;
+        index[f] = 0;
       }
     }
     return points;
   }
-  if (!has_axis(node, path, options)) return {{node, {}}};
 
-  // Cartesian product over the fields, the first field outermost.
-  std::vector<YamlGridPoint> points = {{YAML::Node(YAML::NodeType::Map), {}}};
-  for (const auto& kv : node) {
-    const std::vector<YamlGridPoint> values =
-        expand(kv.second, child_path(path, kv.first), file, options);
-    std::vector<YamlGridPoint> next;
-    next.reserve(points.size() * values.size());
-    for (const auto& prefix : points) {
-      for (const auto& value : values) {
-        YamlGridPoint p;
-        p.document = YAML::Node(YAML::NodeType::Map);
-        for (const auto& field : prefix.document)
-          p.document.force_insert(field.first, field.second);
-        p.document.force_insert(kv.first, value.document);
-        p.axes = prefix.axes;
-        p.axes.insert(p.axes.end(), value.axes.begin(), value.axes.end());
-        next.push_back(std::move(p));
-      }
-    }
-    points = std::move(next);
+ private:
+  YAML::Node new_map() {
+    YAML::Node map(YAML::NodeType::Map);
+    arena_.push_back(map);  // `map` now lives in the arena's memory
+    return map;
   }
-  return points;
-}
+
+  const std::string& file_;
+  const GridOptions& options_;
+  YAML::Node arena_;
+};
 
 }  // namespace
 
 std::int64_t count_yaml_grid(const YAML::Node& document, const GridOptions& options) {
-  return count(document, "", options);
+  return count(document, "", "", options);
 }
 
 std::vector<YamlGridPoint> expand_yaml_grid(const YAML::Node& document, const std::string& file,
                                             const GridOptions& options) {
-  const std::int64_t n = count_yaml_grid(document, options);
+  const std::int64_t n = count(document, "", file, options);
   if (n > options.max_points) {
     throw Error(node_location(document, file, ""),
                 "the grid has " + (n == kSaturated ? std::string("too many") : std::to_string(n)) +
                     " points, more than the limit of " + std::to_string(options.max_points) +
                     "; shorten the lists");
   }
-  return expand(document, "", file, options);
+  return Expander(document, file, options).expand(document, "");
 }
 
 }  // namespace kvsim::config

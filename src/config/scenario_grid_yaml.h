@@ -49,7 +49,8 @@ std::vector<YamlGridPoint> expand_yaml_grid(const YAML::Node& document, const st
                                             const GridOptions& options = {});
 
 // Number of points expand_yaml_grid would produce (saturating at INT64_MAX), without building
-// them.
+// them. Throws kvsim::Error for an empty list (never returns 0). Expansion is linear in the
+// number of points times the document's size.
 std::int64_t count_yaml_grid(const YAML::Node& document, const GridOptions& options = {});
 
 }  // namespace kvsim::config

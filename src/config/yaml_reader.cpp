@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <unordered_map>
 
 #include "common/strings.h"
 
@@ -25,24 +27,96 @@ std::string without_underscores(std::string_view text) {
   return out;
 }
 
+// The bounded walk behind check_yaml_document. Recursion is at most kMaxYamlDepth deep.
+class DocumentChecker {
+ public:
+  explicit DocumentChecker(const std::string& file) : file_(file) {}
+
+  void walk(const YAML::Node& node, const std::string& path, int depth) {
+    if (++visited_ > kMaxYamlNodes) {
+      throw Error(node_location(node, file_, path), "the document expands to more than " +
+                                                        std::to_string(kMaxYamlNodes) +
+                                                        " values (nested aliases?)");
+    }
+    if (!node.IsMap() && !node.IsSequence()) return;
+    if (depth >= kMaxYamlDepth) {
+      throw Error(node_location(node, file_, path), "nested deeper than " +
+                                                        std::to_string(kMaxYamlDepth) +
+                                                        " levels (a self-referencing alias?)");
+    }
+    if (node.IsSequence()) {
+      std::size_t index = 0;
+      for (const auto& element : node) {
+        walk(element, path + "[" + std::to_string(index++) + "]", depth + 1);
+      }
+      return;
+    }
+    std::unordered_map<std::string, YAML::Mark> seen;
+    for (const auto& kv : node) {
+      if (!kv.first.IsScalar()) {
+        throw Error(node_location(kv.first, file_, path),
+                    "expected a text key, got " + describe_node(kv.first));
+      }
+      const std::string& key = kv.first.Scalar();
+      const std::string child = path.empty() ? key : path + "." + key;
+      const auto [it, inserted] = seen.emplace(key, kv.first.Mark());
+      if (!inserted) {
+        std::string first = "earlier";
+        if (it->second.line >= 0) first = "at line " + std::to_string(it->second.line + 1);
+        throw Error(node_location(kv.first, file_, child),
+                    "duplicate key '" + key + "' (first given " + first + ")");
+      }
+      // yaml-cpp reads a bare `key` (no ':'), e.g. a file cut off mid-line, as `key: null`; the
+      // null then starts where the key does, which an explicit `key:` never does.
+      if (kv.second.IsNull() && kv.second.Mark().pos == kv.first.Mark().pos) {
+        throw Error(node_location(kv.first, file_, child),
+                    "expected 'key: value', got a key without ':' (a truncated line?)");
+      }
+      walk(kv.second, child, depth + 1);
+    }
+  }
+
+ private:
+  const std::string& file_;
+  std::int64_t visited_ = 0;
+};
+
 }  // namespace
 
+void check_yaml_document(const YAML::Node& root, const std::string& file) {
+  DocumentChecker(file).walk(root, "", 0);
+}
+
 YAML::Node load_yaml_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error({path, 0, 0, ""}, "cannot read: is a directory, expected a YAML file");
+  }
+  YAML::Node root;
   try {
-    return YAML::LoadFile(path);
+    root = YAML::LoadFile(path);
   } catch (const YAML::BadFile&) {
     throw Error({path, 0, 0, ""}, "cannot open file");
   } catch (const YAML::ParserException& e) {
     throw Error({path, e.mark.line + 1, e.mark.column + 1, ""}, "invalid YAML: " + e.msg);
+  } catch (const YAML::Exception& e) {
+    throw Error({path, e.mark.line + 1, e.mark.column + 1, ""}, "invalid YAML: " + e.msg);
   }
+  check_yaml_document(root, path);
+  return root;
 }
 
 YAML::Node load_yaml_text(std::string_view text, const std::string& display_name) {
+  YAML::Node root;
   try {
-    return YAML::Load(std::string(text));
+    root = YAML::Load(std::string(text));
   } catch (const YAML::ParserException& e) {
     throw Error({display_name, e.mark.line + 1, e.mark.column + 1, ""}, "invalid YAML: " + e.msg);
+  } catch (const YAML::Exception& e) {
+    throw Error({display_name, e.mark.line + 1, e.mark.column + 1, ""}, "invalid YAML: " + e.msg);
   }
+  check_yaml_document(root, display_name);
+  return root;
 }
 
 ErrorLocation node_location(const YAML::Node& node, const std::string& file,

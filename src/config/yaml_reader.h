@@ -20,10 +20,22 @@
 
 namespace kvsim::config {
 
-// Parses a YAML file; syntax errors become kvsim::Error with line and column.
+// Limits on the shape of a YAML document, checked when it is loaded (README "Limits").
+inline constexpr int kMaxYamlDepth = 64;  // maps and lists nested deeper: an error
+// Nodes a walk of the document may visit, aliases expanded (nested aliases, "billion laughs").
+inline constexpr std::int64_t kMaxYamlNodes = 1'000'000;
+
+// Parses a YAML file; syntax errors become kvsim::Error with line and column. The document is
+// then checked (check_yaml_document), so every walk of it is finite and every key is text.
 YAML::Node load_yaml_file(const std::string& path);
 // Parses YAML text; `display_name` stands for the file in error messages.
 YAML::Node load_yaml_text(std::string_view text, const std::string& display_name);
+
+// Throws kvsim::Error, located in `file`, for a map key that is not text (`{[a]: 1}`, a null
+// key), a key given twice in one map, a bare key without ':' (a truncated last line), nesting
+// deeper than kMaxYamlDepth (which is also what a self-referencing alias such as `x: &x [*x]`
+// amounts to), or a document that expands, aliases followed, to more than kMaxYamlNodes nodes.
+void check_yaml_document(const YAML::Node& root, const std::string& file);
 
 // Location of a node (1-based line and column), for errors.
 ErrorLocation node_location(const YAML::Node& node, const std::string& file,

@@ -1,5 +1,6 @@
 #include "model/dtype.h"
 
+#include "common/checked_math.h"
 #include "common/strings.h"
 
 namespace kvsim::model {
@@ -57,8 +58,11 @@ std::vector<std::string> dtype_names() {
 }
 
 std::uint64_t bytes_for_elements(std::uint64_t num_elements, Dtype dtype) {
-  const std::uint64_t bits = num_elements * static_cast<std::uint64_t>(bits_per_element(dtype));
-  return (bits + 7) / 8;
+  // Whole bytes of 8 elements, then the rest rounded up, so that no intermediate overflows.
+  const auto bits = static_cast<std::uint64_t>(bits_per_element(dtype));
+  const std::uint64_t rest = (num_elements % 8 * bits + 7) / 8;
+  return checked_add(checked_mul(num_elements / 8, bits, "a tensor's bytes"), rest,
+                     "a tensor's bytes");
 }
 
 }  // namespace kvsim::model

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/assert.h"
+#include "common/checked_math.h"
 #include "common/int_math.h"
 #include "common/strings.h"
 #include "model/vllm_memory.h"
@@ -169,7 +170,9 @@ std::vector<Bytes> kv_bytes_per_token_per_layer(const ModelSpec& model, const Kv
 
 Bytes kv_bytes_per_token(const ModelSpec& model, const KvFormat& format, std::int64_t tp) {
   Bytes total = 0;
-  for (Bytes b : kv_bytes_per_token_per_layer(model, format, tp)) total += b;
+  for (Bytes b : kv_bytes_per_token_per_layer(model, format, tp)) {
+    total = checked_add(total, b, "the KV bytes per token");
+  }
   return total;
 }
 
@@ -191,8 +194,11 @@ Bytes kv_bytes_for_sequence(const ModelSpec& model, const KvFormat& format, std:
   Bytes total = 0;
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(model.layer_kinds.size()); ++i) {
     const LayerKind kind = model.layer_kinds[static_cast<std::size_t>(i)];
-    total += kv_bytes_per_token_layer(model, i, format, tp) *
-             u64(cached_tokens(kind, model.attention.sliding_window, n));
+    total = checked_add(total,
+                        checked_mul(kv_bytes_per_token_layer(model, i, format, tp),
+                                    u64(cached_tokens(kind, model.attention.sliding_window, n)),
+                                    "the KV bytes of one sequence"),
+                        "the KV bytes of one sequence");
   }
   return total;
 }
@@ -205,14 +211,20 @@ Bytes ssm_state_bytes_per_sequence(const ModelSpec& model, std::int64_t tp) {
   const SsmSpec& s = model.ssm;
   const std::int64_t heads = std::max<std::int64_t>(1, s.num_heads / tp);
   const std::int64_t groups = kv_heads_per_rank(s.num_groups, tp);
-  const std::int64_t conv = (s.conv_kernel - 1) * (heads * s.head_dim + 2 * groups * s.state_size);
-  const std::int64_t state = heads * s.head_dim * s.state_size;
+  const char* what = "the SSM state of one sequence";
+  const std::uint64_t conv = checked_product(
+      {u64(s.conv_kernel - 1),
+       checked_add(checked_product({u64(heads), u64(s.head_dim)}, what),
+                   checked_product({2, u64(groups), u64(s.state_size)}, what), what)},
+      what);
+  const std::uint64_t state =
+      checked_product({u64(heads), u64(s.head_dim), u64(s.state_size)}, what);
   const Dtype dtype = activation_dtype(model);
   const Bytes per_layer =
-      bytes_for_elements(u64(conv), dtype) + bytes_for_elements(u64(state), dtype);
+      checked_add(bytes_for_elements(conv, dtype), bytes_for_elements(state, dtype), what);
   std::int64_t num_mamba = 0;
   for (BlockKind b : model.block_kinds) num_mamba += b == BlockKind::kMamba ? 1 : 0;
-  return per_layer * u64(num_mamba);
+  return checked_mul(per_layer, u64(num_mamba), what);
 }
 
 std::vector<KvGroup> kv_groups(const ModelSpec& model, const KvFormat& format, std::int64_t tp) {
@@ -252,7 +264,11 @@ Bytes paged_bytes_for_sequence(const std::vector<KvGroup>& groups, std::int64_t 
                                std::int64_t block_size) {
   Bytes total = 0;
   for (const KvGroup& g : groups) {
-    total += u64(blocks_for_sequence(g, n, block_size)) * u64(block_size) * g.bytes_per_token;
+    total = checked_add(total,
+                        checked_product({u64(blocks_for_sequence(g, n, block_size)),
+                                         u64(block_size), g.bytes_per_token},
+                                        "the paged KV bytes of one sequence"),
+                        "the paged KV bytes of one sequence");
   }
   return total;
 }
@@ -282,9 +298,14 @@ Bytes default_activation_reserve_bytes(const ModelSpec& model, std::int64_t tp, 
         mlp_width, 2 * s.num_heads * s.head_dim + 2 * s.num_groups * s.state_size + s.num_heads);
   }
   const Bytes act_bytes = u64(bits_per_element(activation_dtype(model))) / 8;
-  const Bytes per_token = act_bytes * (4 * u64(model.hidden_size) +
-                                       u64(mlp_matrices_out) * u64(ceil_div(mlp_width, tp)));
-  return u64(tokens) * per_token + u64(sequences) * u64(model.vocab_size) * 4;
+  const char* what = "the activation reserve";
+  const Bytes per_token = checked_mul(
+      act_bytes,
+      checked_add(checked_mul(4, u64(model.hidden_size), what),
+                  checked_mul(u64(mlp_matrices_out), u64(ceil_div(mlp_width, tp)), what), what),
+      what);
+  return checked_add(checked_mul(u64(tokens), per_token, what),
+                     checked_product({u64(sequences), u64(model.vocab_size), 4}, what), what);
 }
 
 KvBudget kv_budget_per_gpu(const ModelSpec& model, const HardwareSpec& hardware, std::int64_t tp,
@@ -305,7 +326,9 @@ KvBudget kv_budget_per_gpu(const ModelSpec& model, const HardwareSpec& hardware,
                                    ? *options.activation_reserve_bytes
                                    : default_activation_reserve_bytes(model, tp);
   b.runtime_overhead_bytes = options.runtime_overhead_bytes;
-  const Bytes needed = b.weights_bytes + b.activation_reserve_bytes + b.runtime_overhead_bytes;
+  const Bytes needed =
+      checked_add(checked_add(b.weights_bytes, b.activation_reserve_bytes, "the memory needed"),
+                  b.runtime_overhead_bytes, "the memory needed");
   b.fits = b.usable_bytes > needed;
   b.kv_budget_bytes = b.fits ? b.usable_bytes - needed : 0;
   b.shortfall_bytes = b.fits ? 0 : needed - b.usable_bytes;
@@ -330,7 +353,7 @@ KvCapacity kv_capacity(const ModelSpec& model, const KvFormat& format, std::int6
   c.bytes_per_token = kv_bytes_per_token(model, format, tp);
   KVSIM_ASSERT(c.bytes_per_token > 0, "kv_capacity: a model without KV layers");
   c.block_size = block_size;
-  c.block_bytes = u64(block_size) * c.bytes_per_token;
+  c.block_bytes = checked_mul(u64(block_size), c.bytes_per_token, "the bytes of one block");
   c.context = context;
   c.bytes_per_sequence =
       paged_bytes_for_sequence(kv_groups(model, format, tp), context, block_size) +
@@ -351,13 +374,16 @@ KvAnalysis analyze_kv(const ModelSpec& model, const HardwareSpec* hardware, cons
   const std::int64_t n = a.query.context;
   const KvFormat& f = query.format;
   a.bytes_per_token_per_layer = kv_bytes_per_token_per_layer(model, f, 1);
-  for (Bytes b : a.bytes_per_token_per_layer) a.bytes_per_token += b;
+  for (Bytes b : a.bytes_per_token_per_layer) {
+    a.bytes_per_token = checked_add(a.bytes_per_token, b, "the KV bytes per token");
+  }
   a.bytes_per_sequence = kv_bytes_for_sequence(model, f, n, 1);
-  a.total_bytes = u64(query.batch) * a.bytes_per_sequence;
+  a.total_bytes = checked_mul(u64(query.batch), a.bytes_per_sequence, "the KV bytes of the batch");
   a.num_parameters = parameter_counts(model).total();
   a.weights_bytes = weights_bytes(model);
   a.bytes_per_token_per_gpu = kv_bytes_per_token(model, f, tp);
-  a.total_bytes_per_gpu = u64(query.batch) * kv_bytes_for_sequence(model, f, n, tp);
+  a.total_bytes_per_gpu = checked_mul(u64(query.batch), kv_bytes_for_sequence(model, f, n, tp),
+                                      "the KV bytes of the batch");
   a.ssm_state_bytes_per_sequence = ssm_state_bytes_per_sequence(model, 1);
   a.weights_bytes_per_gpu = weights_bytes_per_gpu(model, tp);
   a.groups = kv_groups(model, f, tp);

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "common/assert.h"
+#include "common/checked_math.h"
 #include "common/int_math.h"
 #include "model/kv_math.h"
 
@@ -36,6 +37,16 @@ std::uint64_t u64(std::int64_t v) {
   return static_cast<std::uint64_t>(v);
 }
 
+constexpr const char* kWhat = "the model's parameter count";
+
+// Checked products and sums of element counts (a model's dimensions come from its file).
+std::uint64_t mul(std::initializer_list<std::uint64_t> factors) {
+  return checked_product(factors, kWhat);
+}
+std::uint64_t add(std::uint64_t a, std::uint64_t b) {
+  return checked_add(a, b, kWhat);
+}
+
 // Calls `emit` for every weight tensor of the model as sharded over `tp` ranks.
 void for_each_tensor(const ModelSpec& m, std::int64_t tp,
                      const std::function<void(const Tensor&)>& emit) {
@@ -50,12 +61,12 @@ void for_each_tensor(const ModelSpec& m, std::int64_t tp,
     emit({part, elements, elements, wd, 0});
   };
   auto norm = [&](Part part, std::uint64_t width) {
-    replicated(part, width * (m.layernorm_bias ? 2 : 1));
+    replicated(part, mul({width, m.layernorm_bias ? 2U : 1U}));
   };
 
   // Embeddings (vocabulary-parallel) and learned positions (replicated).
-  sharded(Part::kEmbedding, u64(m.vocab_size) * h);
-  if (m.learned_positions) replicated(Part::kEmbedding, u64(m.max_context) * h);
+  sharded(Part::kEmbedding, mul({u64(m.vocab_size), h}));
+  if (m.learned_positions) replicated(Part::kEmbedding, mul({u64(m.max_context), h}));
 
   const AttentionSpec& a = m.attention;
   for (std::int64_t layer = 0; layer < m.num_layers; ++layer) {
@@ -72,39 +83,40 @@ void for_each_tensor(const ModelSpec& m, std::int64_t tp,
     if (has_attention && a.kind == AttentionKind::kMla) {
       const MlaSpec& mla = a.mla;
       const std::uint64_t qh = u64(a.num_q_heads);
-      const std::uint64_t qk = u64(mla.qk_nope_head_dim + mla.qk_rope_head_dim);
+      const std::uint64_t qk = add(u64(mla.qk_nope_head_dim), u64(mla.qk_rope_head_dim));
       if (mla.q_lora_rank > 0) {
-        replicated(Part::kAttention, h * u64(mla.q_lora_rank));     // q_a_proj
-        replicated(Part::kAttention, u64(mla.q_lora_rank));         // q_a_layernorm
-        sharded(Part::kAttention, u64(mla.q_lora_rank) * qh * qk);  // q_b_proj
+        replicated(Part::kAttention, mul({h, u64(mla.q_lora_rank)}));    // q_a_proj
+        replicated(Part::kAttention, u64(mla.q_lora_rank));              // q_a_layernorm
+        sharded(Part::kAttention, mul({u64(mla.q_lora_rank), qh, qk}));  // q_b_proj
       } else {
-        sharded(Part::kAttention, h * qh * qk);  // q_proj
+        sharded(Part::kAttention, mul({h, qh, qk}));  // q_proj
       }
-      replicated(Part::kAttention, h * u64(mla.kv_lora_rank + mla.qk_rope_head_dim));  // kv_a_proj
+      replicated(Part::kAttention,
+                 mul({h, add(u64(mla.kv_lora_rank), u64(mla.qk_rope_head_dim))}));  // kv_a_proj
       replicated(Part::kAttention, u64(mla.kv_lora_rank));  // kv_a_layernorm
-      sharded(Part::kAttention,
-              u64(mla.kv_lora_rank) * qh * u64(mla.qk_nope_head_dim + mla.v_head_dim));
-      sharded(Part::kAttention, qh * u64(mla.v_head_dim) * h);  // o_proj
+      sharded(Part::kAttention, mul({u64(mla.kv_lora_rank), qh,
+                                     add(u64(mla.qk_nope_head_dim), u64(mla.v_head_dim))}));
+      sharded(Part::kAttention, mul({qh, u64(mla.v_head_dim), h}));  // o_proj
     } else if (has_attention) {
       const LayerKvGeometry g = layer_kv_geometry(m, kind);
       const std::int64_t kv_heads = g.kv_heads;
       const std::int64_t k_dim = g.k_dim;
       const std::int64_t v_dim = g.v_dim;
       const bool has_v = g.stores_v;
-      const std::uint64_t q_width = u64(a.num_q_heads * k_dim);
-      const std::uint64_t o_width = u64(a.num_q_heads * v_dim);
+      const std::uint64_t q_width = mul({u64(a.num_q_heads), u64(k_dim)});
+      const std::uint64_t o_width = mul({u64(a.num_q_heads), u64(v_dim)});
       const std::uint64_t kv_rank_heads = u64(kv_heads_per_rank(kv_heads, tp));
       auto kv_tensor = [&](std::uint64_t dim) {
-        emit({Part::kAttention, h * u64(kv_heads) * dim, h * kv_rank_heads * dim, wd, 0});
+        emit({Part::kAttention, mul({h, u64(kv_heads), dim}), mul({h, kv_rank_heads, dim}), wd, 0});
         if (m.attention_bias) {
-          emit({Part::kAttention, u64(kv_heads) * dim, kv_rank_heads * dim, wd, 0});
+          emit({Part::kAttention, mul({u64(kv_heads), dim}), mul({kv_rank_heads, dim}), wd, 0});
         }
       };
-      sharded(Part::kAttention, h * q_width);
+      sharded(Part::kAttention, mul({h, q_width}));
       if (m.attention_bias) sharded(Part::kAttention, q_width);
       kv_tensor(u64(k_dim));
       if (has_v) kv_tensor(u64(v_dim));
-      sharded(Part::kAttention, o_width * h);
+      sharded(Part::kAttention, mul({o_width, h}));
       if (m.attention_bias) replicated(Part::kAttention, h);
       if (m.qk_norm) {
         replicated(Part::kAttention, u64(k_dim));
@@ -114,15 +126,15 @@ void for_each_tensor(const ModelSpec& m, std::int64_t tp,
 
     if (block == BlockKind::kMamba) {
       const SsmSpec& s = m.ssm;
-      const std::uint64_t inner = u64(s.num_heads * s.head_dim);
-      const std::uint64_t bc = 2 * u64(s.num_groups * s.state_size);
+      const std::uint64_t inner = mul({u64(s.num_heads), u64(s.head_dim)});
+      const std::uint64_t bc = mul({2, u64(s.num_groups), u64(s.state_size)});
       const std::uint64_t heads = u64(s.num_heads);
-      sharded(Part::kSsm, h * (2 * inner + bc + heads));       // in_proj
-      sharded(Part::kSsm, (inner + bc) * u64(s.conv_kernel));  // conv1d weight
-      if (s.conv_bias) sharded(Part::kSsm, inner + bc);        // conv1d bias
-      sharded(Part::kSsm, 3 * heads);                          // dt_bias, A_log, D
-      sharded(Part::kSsm, inner);                              // gated norm
-      sharded(Part::kSsm, inner * h);                          // out_proj
+      sharded(Part::kSsm, mul({h, add(add(mul({2, inner}), bc), heads)}));  // in_proj
+      sharded(Part::kSsm, mul({add(inner, bc), u64(s.conv_kernel)}));       // conv1d weight
+      if (s.conv_bias) sharded(Part::kSsm, add(inner, bc));                 // conv1d bias
+      sharded(Part::kSsm, mul({3, heads}));                                 // dt_bias, A_log, D
+      sharded(Part::kSsm, inner);                                           // gated norm
+      sharded(Part::kSsm, mul({inner, h}));                                 // out_proj
     }
 
     if (has_mlp) {
@@ -133,26 +145,27 @@ void for_each_tensor(const ModelSpec& m, std::int64_t tp,
         const std::uint64_t ei = u64(e.expert_intermediate_size);
         const std::uint64_t ne = u64(e.num_experts);
         if (e.has_expert_dtype) {
-          emit({Part::kRoutedExperts, ne * mats * h * ei, ceil_div(ne * mats * h * ei, t),
-                e.expert_dtype, e.expert_scale_group_size});
+          const std::uint64_t n = mul({ne, mats, h, ei});
+          emit(
+              {Part::kRoutedExperts, n, ceil_div(n, t), e.expert_dtype, e.expert_scale_group_size});
         } else {
-          sharded(Part::kRoutedExperts, ne * mats * h * ei);
+          sharded(Part::kRoutedExperts, mul({ne, mats, h, ei}));
         }
         if (m.mlp_bias) {
-          sharded(Part::kRoutedExperts, ne * up_mats * ei);
-          replicated(Part::kRoutedExperts, ne * h);
+          sharded(Part::kRoutedExperts, mul({ne, up_mats, ei}));
+          replicated(Part::kRoutedExperts, mul({ne, h}));
         }
-        replicated(Part::kRouter, h * ne);
+        replicated(Part::kRouter, mul({h, ne}));
         if (m.mlp_bias) replicated(Part::kRouter, ne);
         if (e.num_shared_experts > 0) {
           const std::uint64_t si = u64(e.shared_expert_size());
-          sharded(Part::kSharedExperts, u64(e.num_shared_experts) * mats * h * si);
+          sharded(Part::kSharedExperts, mul({u64(e.num_shared_experts), mats, h, si}));
         }
       } else {
         const std::uint64_t inter = u64(m.intermediate_size);
-        sharded(Part::kMlp, mats * h * inter);
+        sharded(Part::kMlp, mul({mats, h, inter}));
         if (m.mlp_bias) {
-          sharded(Part::kMlp, up_mats * inter);
+          sharded(Part::kMlp, mul({up_mats, inter}));
           replicated(Part::kMlp, h);
         }
       }
@@ -160,13 +173,13 @@ void for_each_tensor(const ModelSpec& m, std::int64_t tp,
   }
 
   norm(Part::kNorms, h);  // final norm
-  if (!m.tie_word_embeddings) sharded(Part::kLmHead, u64(m.vocab_size) * h);
+  if (!m.tie_word_embeddings) sharded(Part::kLmHead, mul({u64(m.vocab_size), h}));
 }
 
 Bytes tensor_bytes(const Tensor& t, bool per_rank) {
   const std::uint64_t n = per_rank ? t.elements_per_rank : t.elements;
   Bytes bytes = bytes_for_elements(n, t.dtype);
-  if (t.scale_group_size > 0) bytes += ceil_div(n, u64(t.scale_group_size));  // 8-bit scales
+  if (t.scale_group_size > 0) bytes = add(bytes, ceil_div(n, u64(t.scale_group_size)));  // scales
   return bytes;
 }
 
@@ -186,31 +199,31 @@ ParameterCounts parameter_counts(const ModelSpec& model) {
   for_each_tensor(model, 1, [&](const Tensor& t) {
     switch (t.part) {
       case Part::kEmbedding:
-        c.embedding += t.elements;
+        c.embedding = add(c.embedding, t.elements);
         break;
       case Part::kAttention:
-        c.attention += t.elements;
+        c.attention = add(c.attention, t.elements);
         break;
       case Part::kMlp:
-        c.mlp += t.elements;
+        c.mlp = add(c.mlp, t.elements);
         break;
       case Part::kRoutedExperts:
-        c.routed_experts += t.elements;
+        c.routed_experts = add(c.routed_experts, t.elements);
         break;
       case Part::kSharedExperts:
-        c.shared_experts += t.elements;
+        c.shared_experts = add(c.shared_experts, t.elements);
         break;
       case Part::kRouter:
-        c.router += t.elements;
+        c.router = add(c.router, t.elements);
         break;
       case Part::kSsm:
-        c.ssm += t.elements;
+        c.ssm = add(c.ssm, t.elements);
         break;
       case Part::kNorms:
-        c.norms += t.elements;
+        c.norms = add(c.norms, t.elements);
         break;
       case Part::kLmHead:
-        c.lm_head += t.elements;
+        c.lm_head = add(c.lm_head, t.elements);
         break;
     }
   });
@@ -223,7 +236,7 @@ Bytes weights_bytes(const ModelSpec& model) {
 
 Bytes weights_bytes_per_gpu(const ModelSpec& model, std::int64_t tp) {
   Bytes total = 0;
-  for_each_tensor(model, tp, [&](const Tensor& t) { total += tensor_bytes(t, true); });
+  for_each_tensor(model, tp, [&](const Tensor& t) { total = add(total, tensor_bytes(t, true)); });
   return total;
 }
 

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 
+#include "common/checked_math.h"
 #include "common/units.h"
 #include "model/model_spec.h"
 
@@ -35,9 +36,14 @@ struct ParameterCounts {
   std::uint64_t norms = 0;    // layer norms and the final norm
   std::uint64_t lm_head = 0;  // 0 when tied
 
+  // Throws kvsim::Error when the sum exceeds 2^64.
   std::uint64_t total() const {
-    return embedding + attention + mlp + routed_experts + shared_experts + router + ssm + norms +
-           lm_head;
+    std::uint64_t sum = 0;
+    for (std::uint64_t part :
+         {embedding, attention, mlp, routed_experts, shared_experts, router, ssm, norms, lm_head}) {
+      sum = checked_add(sum, part, "the model's parameter count");
+    }
+    return sum;
   }
   // Parameters one token touches: routed experts counted experts_per_token / num_experts.
   std::uint64_t active(const ModelSpec& model) const;

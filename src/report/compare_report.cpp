@@ -1,5 +1,6 @@
 #include "report/compare_report.h"
 
+#include <cmath>
 #include <functional>
 
 #include "common/format.h"
@@ -18,8 +19,11 @@ struct Row {
   std::function<std::string(double)> format;
 };
 
-std::string ratio(double value, double base) {
-  if (base == 0.0) return "";
+// " (1.23x)" against the first run; nothing when the base shows as zero in the row's own
+// format (a ratio to a rounding residue, "43962.67x", says nothing) or is not finite.
+std::string ratio(double value, double base, const std::function<std::string(double)>& format) {
+  if (base == 0.0 || !std::isfinite(base) || !std::isfinite(value)) return "";
+  if (format(base) == format(0.0) || format(base) == format(-0.0)) return "";
   return " (" + fixed(value / base, 2) + "x)";
 }
 
@@ -38,7 +42,6 @@ Json compare_json(const std::vector<CompareRun>& runs, const sim::SloOptions& sl
 }
 
 std::string compare_table(const std::vector<CompareRun>& runs, const sim::SloOptions& slo) {
-  (void)slo;
   std::vector<std::string> headers = {"metric"};
   for (const CompareRun& r : runs) headers.push_back(r.label);
   Table t(headers);
@@ -65,6 +68,8 @@ std::string compare_table(const std::vector<CompareRun>& runs, const sim::SloOpt
        [](const sim::SimResult& r) { return static_cast<double>(r.metrics.completed); }, num(0)},
       {"rejected",
        [](const sim::SimResult& r) { return static_cast<double>(r.metrics.rejected()); }, num(0)},
+      {"unfinished (at the time limit)",
+       [](const sim::SimResult& r) { return static_cast<double>(r.requests_unfinished); }, num(0)},
       {"throughput (req/s)",
        [](const sim::SimResult& r) {
          return per_second(static_cast<double>(r.metrics.completed), r.duration_ns);
@@ -104,7 +109,7 @@ std::string compare_table(const std::vector<CompareRun>& runs, const sim::SloOpt
       const double base = runs.empty() ? 0.0 : row.value(runs[0].result);
       for (std::size_t i = 0; i < runs.size(); ++i) {
         const double v = row.value(runs[i].result);
-        cells.push_back(row.format(v) + (i == 0 ? "" : ratio(v, base)));
+        cells.push_back(row.format(v) + (i == 0 ? "" : ratio(v, base, row.format)));
       }
       t.add_row(cells);
     }
@@ -115,6 +120,41 @@ std::string compare_table(const std::vector<CompareRun>& runs, const sim::SloOpt
   t.add_separator();
   add_rows(latency_rows);
   t.add_separator();
+  std::vector<Json> summaries;
+  summaries.reserve(runs.size());
+  for (const CompareRun& r : runs) summaries.push_back(summary_json(r.result, slo));
+  if (!summaries.empty() && summaries[0]["slo"].is_object()) {
+    const Json& target = summaries[0]["slo"];
+    const std::string p = "p" + fixed(target["percentile"].get<double>(), 0);
+    std::vector<std::string> attainment = {"SLO attainment"}, goodput = {"goodput (req/s)"};
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const double a = summaries[i]["slo_attainment"].get<double>();
+      const double g = summaries[i]["goodput_rps"].get<double>();
+      attainment.push_back(percent(a, 1));
+      goodput.push_back(
+          fixed(g, 3) +
+          (i == 0 ? "" : ratio(g, summaries[0]["goodput_rps"].get<double>(), num(3))));
+    }
+    t.add_row(attainment);
+    t.add_row(goodput);
+    for (const auto& [name, key] :
+         {std::pair{"TTFT", "ttft"}, std::pair{"TPOT", "tpot"}, std::pair{"E2E", "e2e"}}) {
+      const Json& limit = target[std::string(key) + "_s"];
+      if (!limit.is_number()) continue;
+      std::vector<std::string> row = {name + (" " + p) +
+                                      " <= " + fixed(limit.get<double>() * 1e3, 0) + " ms"};
+      for (const Json& s : summaries) {
+        const double v = s["slo"][std::string(key) + "_at_percentile_s"].get<double>();
+        row.push_back(std::string(v <= limit.get<double>() ? "met" : "MISSED") + " (" +
+                      fixed(v * 1e3, 1) + ")");
+      }
+      t.add_row(row);
+    }
+    std::vector<std::string> met = {"all SLOs met"};
+    for (const Json& s : summaries) met.push_back(s["slo"]["met"].get<bool>() ? "yes" : "NO");
+    t.add_row(met);
+    t.add_separator();
+  }
   std::vector<std::string> verdict = {"saturation"};
   for (const CompareRun& r : runs) verdict.push_back(sim::saturation_name(r.result.saturation));
   t.add_row(verdict);
@@ -123,10 +163,12 @@ std::string compare_table(const std::vector<CompareRun>& runs, const sim::SloOpt
 
 std::string compare_csv(const std::vector<CompareRun>& runs, const sim::SloOptions& slo) {
   std::vector<std::string> header = {"label"};
+  for (auto& h : sim_csv_input_header()) header.push_back(h);
   for (auto& h : sim_csv_header()) header.push_back(h);
   std::string out = csv_line(header);
   for (const CompareRun& r : runs) {
     std::vector<std::string> row = {r.label};
+    for (auto& c : sim_csv_input_row(r.inputs)) row.push_back(c);
     for (auto& c : sim_csv_row(r.result, slo)) row.push_back(c);
     out += csv_line(row);
   }

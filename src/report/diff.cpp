@@ -1,36 +1,27 @@
 #include "report/diff.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
-#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
 
 #include "common/atomic_file.h"
 #include "common/error.h"
-#include "report/table.h"
 
 namespace kvsim::report {
 namespace {
 
-// Whole-string glob: '*' = any run without '.', '**' = any run, '?' = one character.
-bool glob_full(std::string_view p, std::string_view s) {
-  if (p.empty()) return s.empty();
-  if (p[0] == '*') {
-    const bool deep = p.size() > 1 && p[1] == '*';
-    const std::string_view rest = p.substr(deep ? 2 : 1);
-    for (std::size_t i = 0;; ++i) {
-      if (glob_full(rest, s.substr(i))) return true;
-      if (i == s.size()) return false;
-      if (!deep && s[i] == '.') return false;
-    }
-  }
-  if (s.empty()) return false;
-  if (p[0] != '?' && p[0] != s[0]) return false;
-  return glob_full(p.substr(1), s.substr(1));
-}
-
 bool is_ignored(const DiffOptions& options, std::string_view path) {
   return std::any_of(options.ignore.begin(), options.ignore.end(),
-                     [&](const std::string& p) { return glob_full(p, path); });
+                     [&](const std::string& p) { return glob_matches(p, path); });
+}
+
+bool in_scope(const DiffOptions& options, std::string_view path) {
+  return options.only.empty() ||
+         std::any_of(options.only.begin(), options.only.end(),
+                     [&](const std::string& p) { return path_matches(p, path); });
 }
 
 // JSON type with the three number types folded into one.
@@ -43,25 +34,151 @@ int type_class(const Json& v) {
   return 5;  // array
 }
 
-std::int64_t count_leaves(const Json& v) {
-  if (v.is_object() || v.is_array()) {
-    std::int64_t n = 0;
-    for (const auto& child : v) n += count_leaves(child);
-    return n;
-  }
-  return 1;
+bool is_container(const Json* v) {
+  return v != nullptr && (v->is_object() || v->is_array());
 }
+
+// Leaves below `root` (1 for a scalar), without recursion.
+std::int64_t count_leaves(const Json& root) {
+  std::int64_t n = 0;
+  std::vector<const Json*> stack{&root};
+  while (!stack.empty()) {
+    const Json* v = stack.back();
+    stack.pop_back();
+    if (v->is_object() || v->is_array()) {
+      for (const auto& child : *v) stack.push_back(&child);
+    } else {
+      ++n;
+    }
+  }
+  return n;
+}
+
+// The last key of a dotted path ("inputs.workload.trace.path" -> "path").
+std::string_view last_key(std::string_view path) {
+  const std::size_t dot = path.rfind('.');
+  return dot == std::string_view::npos ? path : path.substr(dot + 1);
+}
+
+bool is_path_field(std::string_view path) {
+  const std::string_view key = last_key(path);
+  return key == "path" || key == "source" || key == "lengths_from" || key == "config" ||
+         key == "profile";
+}
+
+std::string normal_path(const std::string& s) {
+  std::string n = std::filesystem::path(s).lexically_normal().generic_string();
+  while (n.size() > 1 && n.back() == '/') n.pop_back();
+  return n;
+}
+
+// True when two strings name the same file (see the header).
+bool same_path(const std::string& a, const std::string& b) {
+  if (a.find("://") != std::string::npos || b.find("://") != std::string::npos) return false;
+  if (a.empty() || b.empty()) return false;
+  const std::string na = normal_path(a);
+  const std::string nb = normal_path(b);
+  if (na == nb) return true;
+  const bool abs_a = !na.empty() && na[0] == '/';
+  const bool abs_b = !nb.empty() && nb[0] == '/';
+  if (abs_a != abs_b) {
+    const std::string& abs = abs_a ? na : nb;
+    const std::string& rel = abs_a ? nb : na;
+    if (rel.rfind("..", 0) != 0 && abs.size() > rel.size() &&
+        abs.compare(abs.size() - rel.size(), rel.size(), rel) == 0 &&
+        abs[abs.size() - rel.size() - 1] == '/') {
+      return true;
+    }
+  }
+  std::error_code ea, eb;
+  const auto ca = std::filesystem::weakly_canonical(na, ea);
+  const auto cb = std::filesystem::weakly_canonical(nb, eb);
+  return !ea && !eb && ca == cb;
+}
+
+struct Work {
+  const Json* base;
+  const Json* next;
+  std::string path;
+};
 
 class Walker {
  public:
-  Walker(const DiffOptions& options, DiffResult& result) : options_(options), result_(result) {}
+  Walker(const DiffOptions& options, DiffResult& result)
+      : options_(options), result_(result), matched_(options.require_match.size(), false) {}
 
-  void walk(const Json* base, const Json* next, const std::string& path) {
+  void run(const Json& base, const Json& next) {
+    stack_.push_back({&base, &next, ""});
+    while (!stack_.empty()) {
+      Work w = std::move(stack_.back());
+      stack_.pop_back();
+      visit(w.base, w.next, w.path);
+    }
+    for (std::size_t i = 0; i < matched_.size(); ++i) {
+      if (!matched_[i]) result_.unmatched.push_back(options_.require_match[i]);
+    }
+  }
+
+ private:
+  void note_match(const std::string& path) {
+    for (std::size_t i = 0; i < matched_.size(); ++i) {
+      if (!matched_[i] && glob_matches(options_.require_match[i], path)) matched_[i] = true;
+    }
+  }
+
+  // Children of one node, pushed so that they pop in document order (BASE's keys, then NEW's
+  // additions; array elements by index, the extra ones of the longer array only when `extras`).
+  void push_children(const Json* base, const Json* next, const std::string& path, bool extras) {
+    std::vector<Work> kids;
+    const Json* shape = base != nullptr ? base : next;
+    if (shape->is_object()) {
+      if (base != nullptr) {
+        for (auto it = base->begin(); it != base->end(); ++it) {
+          const Json* n = nullptr;
+          if (next != nullptr && next->is_object()) {
+            const auto found = next->find(it.key());
+            if (found != next->end()) n = &found.value();
+          }
+          kids.push_back({&it.value(), n, child(path, it.key())});
+        }
+      }
+      if (next != nullptr && next->is_object()) {
+        for (auto it = next->begin(); it != next->end(); ++it) {
+          if (base == nullptr || !base->is_object() || base->find(it.key()) == base->end()) {
+            kids.push_back({nullptr, &it.value(), child(path, it.key())});
+          }
+        }
+      }
+    } else {
+      const std::size_t nb = base != nullptr && base->is_array() ? base->size() : 0;
+      const std::size_t nn = next != nullptr && next->is_array() ? next->size() : 0;
+      const std::size_t end = extras ? std::max(nb, nn) : std::min(nb, nn);
+      for (std::size_t i = 0; i < end; ++i) {
+        kids.push_back({i < nb ? &(*base)[i] : nullptr, i < nn ? &(*next)[i] : nullptr,
+                        path + "[" + std::to_string(i) + "]"});
+      }
+    }
+    for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack_.push_back(std::move(*it));
+  }
+
+  void visit(const Json* base, const Json* next, const std::string& path) {
+    if (!path.empty()) note_match(path);
     if (!path.empty() && is_ignored(options_, path)) {
       if (base == nullptr || next == nullptr || *base != *next) {
-        DiffEntry e = make(path, DiffKind::kIgnored, base, next);
-        add(std::move(e));
+        add(make(path, DiffKind::kIgnored, base, next));
         ++result_.num_ignored;
+      }
+      return;
+    }
+    if (!in_scope(options_, path)) {
+      // Out of scope: descend towards the paths `only` names, through whatever side exists.
+      const bool same_shape = base != nullptr && next != nullptr &&
+                              type_class(*base) == type_class(*next) && is_container(base);
+      if (same_shape) {
+        push_children(base, next, path, /*extras=*/true);
+      } else {
+        if (is_container(next)) push_children(nullptr, next, path, true);
+        if (is_container(base)) push_children(base, nullptr, path, true);
       }
       return;
     }
@@ -81,13 +198,7 @@ class Walker {
       return;
     }
     if (base->is_object()) {
-      for (auto it = base->begin(); it != base->end(); ++it) {
-        const auto found = next->find(it.key());
-        walk(&it.value(), found == next->end() ? nullptr : &found.value(), child(path, it.key()));
-      }
-      for (auto it = next->begin(); it != next->end(); ++it) {
-        if (base->find(it.key()) == base->end()) walk(nullptr, &it.value(), child(path, it.key()));
-      }
+      push_children(base, next, path, false);
       return;
     }
     if (base->is_array()) {
@@ -99,31 +210,38 @@ class Walker {
         e.next = next->size();
         add(std::move(e));
       }
-      const std::size_t common = std::min(base->size(), next->size());
-      for (std::size_t i = 0; i < common; ++i) {
-        walk(&(*base)[i], &(*next)[i], path + "[" + std::to_string(i) + "]");
-      }
+      push_children(base, next, path, false);
       return;
     }
     ++result_.num_leaves;
     if (*base == *next) return;
     if (base->is_number()) {
-      DiffEntry e = make(path, DiffKind::kWithin, base, next);
-      e.numeric = true;
-      e.tolerance = tolerance_for(path);
-      const double b = base->get<double>();
-      const double n = next->get<double>();
-      e.abs_change = n - b;
-      e.rel_change = b != 0.0 ? (n - b) / std::fabs(b) : std::nan("");
-      const bool within = std::fabs(n - b) <= e.tolerance.atol + e.tolerance.rtol * std::fabs(b);
-      e.kind = within ? DiffKind::kWithin : DiffKind::kOutside;
-      add(std::move(e));
+      add(number_entry(path, *base, *next));
+      return;
+    }
+    if (options_.normalize_paths && base->is_string() && is_path_field(path) &&
+        same_path(base->get<std::string>(), next->get<std::string>())) {
       return;
     }
     add(make(path, DiffKind::kChanged, base, next));
   }
 
- private:
+  DiffEntry number_entry(const std::string& path, const Json& base, const Json& next) const {
+    DiffEntry e = make(path, DiffKind::kWithin, &base, &next);
+    e.numeric = true;
+    e.tolerance = tolerance_for(path);
+    e.direction = direction_for(path);
+    const double b = base.get<double>();
+    const double n = next.get<double>();
+    e.abs_change = n - b;
+    e.rel_change = b != 0.0 ? (n - b) / std::fabs(b) : std::nan("");
+    const bool within = std::fabs(n - b) <= e.tolerance.atol + e.tolerance.rtol * std::fabs(b);
+    const bool better = (e.direction == Direction::kHigherIsBetter && n > b) ||
+                        (e.direction == Direction::kLowerIsBetter && n < b);
+    e.kind = within ? DiffKind::kWithin : better ? DiffKind::kImproved : DiffKind::kOutside;
+    return e;
+  }
+
   static std::string child(const std::string& path, const std::string& key) {
     return path.empty() ? key : path + "." + key;
   }
@@ -148,77 +266,126 @@ class Walker {
     return t;
   }
 
+  Direction direction_for(const std::string& path) const {
+    Direction d = Direction::kEither;
+    for (const auto& r : options_.directions) {
+      if (path_matches(r.pattern, path)) d = r.direction;
+    }
+    return d;
+  }
+
   void add(DiffEntry e) {
     if (diff_kind_fails(e.kind)) ++result_.num_failed;
+    if (e.kind == DiffKind::kImproved) ++result_.num_improved;
     result_.entries.push_back(std::move(e));
   }
 
   const DiffOptions& options_;
   DiffResult& result_;
+  std::vector<bool> matched_;
+  std::vector<Work> stack_;
 };
 
-std::string format_g(double x, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, x);
-  return buf;
-}
-
-std::string value_text(const Json& v, bool present) {
-  if (!present) return "-";
-  if (v.is_object()) return v.empty() ? "{}" : "{...}";
-  if (v.is_array()) return "[" + std::to_string(v.size()) + " items]";
-  std::string s = v.dump();
-  if (s.size() > 40) s = s.substr(0, 37) + "...";
-  return s;
-}
-
-std::string change_text(const DiffEntry& e) {
-  if (e.kind == DiffKind::kLength) {
-    return "length " + e.base.dump() + " -> " + e.next.dump();
+// Line and column (1-based) of byte `pos` of `text`.
+std::pair<int, int> line_col(std::string_view text, std::size_t pos) {
+  int line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < pos && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
   }
-  if (!e.numeric) return "";
-  if (std::isnan(e.rel_change)) return (e.abs_change >= 0 ? "+" : "") + format_g(e.abs_change, 4);
-  return (e.rel_change >= 0 ? "+" : "") + format_g(e.rel_change * 100.0, 3) + "%";
+  return {line, static_cast<int>(pos - line_start) + 1};
 }
 
-std::string tolerance_text(const DiffEntry& e) {
-  if (!e.numeric) return "";
-  std::string s = format_g(e.tolerance.rtol * 100.0, 3) + "%";
-  if (e.tolerance.atol != 0.0) s += " + " + format_g(e.tolerance.atol, 4);
-  return s;
+[[noreturn]] void fail_at(std::string_view text, std::size_t pos, const std::string& name,
+                          const std::string& message) {
+  const auto [line, col] = line_col(text, pos);
+  throw Error({name, line, col, ""}, "invalid JSON: " + message);
 }
 
-std::string verdict_text(DiffKind kind) {
-  switch (kind) {
-    case DiffKind::kWithin:
-      return "ok";
-    case DiffKind::kOutside:
-      return "FAIL";
-    case DiffKind::kChanged:
-      return "FAIL (changed)";
-    case DiffKind::kTypeChanged:
-      return "FAIL (type)";
-    case DiffKind::kRemoved:
-      return "FAIL (removed)";
-    case DiffKind::kAdded:
-      return "added";
-    case DiffKind::kLength:
-      return "FAIL (length)";
-    case DiffKind::kIgnored:
-      return "ignored";
+// One pass over the text outside strings: rejects nesting deeper than kMaxJsonDepth (before the
+// parser builds it) and, when `check_numbers`, numbers beyond double range.
+void scan_json(std::string_view text, const std::string& name, bool check_numbers) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > kMaxJsonDepth) {
+        fail_at(text, i, name, "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+      }
+    } else if (c == '}' || c == ']') {
+      --depth;
+    } else if (check_numbers && (c == '-' || (c >= '0' && c <= '9'))) {
+      std::size_t end = i;
+      while (end < text.size() &&
+             std::string_view("0123456789+-.eE").find(text[end]) != std::string_view::npos) {
+        ++end;
+      }
+      const std::string token(text.substr(i, end - i));
+      errno = 0;
+      const double v = std::strtod(token.c_str(), nullptr);
+      if (std::isinf(v)) {
+        fail_at(text, i, name, "number " + token + " is beyond the range of a double");
+      }
+      i = end - 1;
+    }
   }
-  return "";
-}
-
-std::vector<std::string> entry_cells(const DiffEntry& e) {
-  std::string base = e.kind == DiffKind::kLength ? "[" + e.base.dump() + " items]"
-                                                 : value_text(e.base, e.has_base);
-  std::string next = e.kind == DiffKind::kLength ? "[" + e.next.dump() + " items]"
-                                                 : value_text(e.next, e.has_next);
-  return {e.path, base, next, change_text(e), tolerance_text(e), verdict_text(e.kind)};
 }
 
 }  // namespace
+
+std::vector<DirectionRule> default_directions() {
+  std::vector<DirectionRule> rules;
+  for (const char* p : {"**.throughput_rps",
+                        "**.output_tokens_per_s",
+                        "**.total_tokens_per_s",
+                        "**.goodput_rps",
+                        "**.slo_attainment",
+                        "**.attainment",
+                        "**.requests_completed",
+                        "**.max_rate_rps",
+                        "**.fail_rate_rps",
+                        "**.capacity_rps",
+                        "**.requests_per_gpu",
+                        "**.throughput_per_gpu",
+                        "**.per_user_tokens_per_s",
+                        "**.max_cached_tokens",
+                        "**.num_blocks",
+                        "**.max_concurrent_sequences",
+                        "**.kv_budget_bytes",
+                        "**.replica_capacity_bytes",
+                        "**.capacity_bytes",
+                        "**.capacity_tokens",
+                        "**.prefix_cache_hit_rate"}) {
+    rules.push_back({p, Direction::kHigherIsBetter});
+  }
+  for (const char* p :
+       {"**.ttft_s.*", "**.tpot_s.*", "**.itl_s.*", "**.e2e_s.*", "**.queue_s.*",
+        "**.normalized_latency_s.*", "**.observed", "**.cost_per_hour", "**.gpus",
+        "**.replicas_needed", "**.requests_rejected", "**.requests_unfinished", "**.preemptions",
+        "**.preemptions_recompute", "**.preemptions_swap", "**.step_time_s"}) {
+    rules.push_back({p, Direction::kLowerIsBetter});
+  }
+  return rules;
+}
+
+std::vector<std::string> default_ignore() {
+  return {"kvsim_version",      "**.display_name",  "**.cost_model_provenance", "**.model.source",
+          "**.hardware.source", "**.search.probes", "settings.source"};
+}
 
 std::string_view diff_kind_name(DiffKind kind) {
   switch (kind) {
@@ -226,6 +393,8 @@ std::string_view diff_kind_name(DiffKind kind) {
       return "within";
     case DiffKind::kOutside:
       return "outside";
+    case DiffKind::kImproved:
+      return "improved";
     case DiffKind::kChanged:
       return "changed";
     case DiffKind::kTypeChanged:
@@ -238,6 +407,18 @@ std::string_view diff_kind_name(DiffKind kind) {
       return "length";
     case DiffKind::kIgnored:
       return "ignored";
+  }
+  return "";
+}
+
+std::string_view direction_name(Direction direction) {
+  switch (direction) {
+    case Direction::kEither:
+      return "either";
+    case Direction::kHigherIsBetter:
+      return "higher";
+    case Direction::kLowerIsBetter:
+      return "lower";
   }
   return "";
 }
@@ -255,28 +436,16 @@ std::vector<std::string> DiffResult::failed_paths() const {
   return paths;
 }
 
-bool path_matches(std::string_view pattern, std::string_view path) {
-  if (glob_full(pattern, path)) return true;
-  for (std::size_t i = 1; i < path.size(); ++i) {
-    if ((path[i] == '.' || path[i] == '[') && glob_full(pattern, path.substr(0, i))) return true;
-  }
-  return false;
-}
-
 Json parse_json_text(std::string_view text, const std::string& display_name) {
+  scan_json(text, display_name, /*check_numbers=*/false);
   try {
     return Json::parse(text.begin(), text.end());
+  } catch (const Json::out_of_range&) {
+    scan_json(text, display_name, /*check_numbers=*/true);
+    throw Error({display_name, 0, 0, ""}, "invalid JSON: a number is beyond the range of a double");
   } catch (const Json::parse_error& e) {
     // e.byte is the 1-based index of the last byte read: the offending one.
     const std::size_t pos = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-    int line = 1;
-    std::size_t line_start = 0;
-    for (std::size_t i = 0; i < pos; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        line_start = i + 1;
-      }
-    }
     std::string what = e.what();
     // nlohmann: "[json.exception.parse_error.101] parse error at line L, column C: <reason>".
     const std::size_t colon = what.find(": ", what.find("parse error"));
@@ -291,8 +460,7 @@ Json parse_json_text(std::string_view text, const std::string& display_name) {
       const std::size_t end = reason.find("'; expected", echo);
       reason.erase(echo, end == std::string::npos ? std::string::npos : end + 1 - echo);
     }
-    throw Error({display_name, line, static_cast<int>(pos - line_start) + 1, ""},
-                "invalid JSON: " + reason);
+    fail_at(text, pos, display_name, reason);
   }
 }
 
@@ -321,103 +489,8 @@ void check_comparable(const Json& base, const Json& next, const std::string& bas
 
 DiffResult diff_json(const Json& base, const Json& next, const DiffOptions& options) {
   DiffResult result;
-  Walker(options, result).walk(&base, &next, "");
+  Walker(options, result).run(base, next);
   return result;
-}
-
-std::string describe_failure(const DiffEntry& e) {
-  std::string s = e.path.empty() ? std::string("(document)") : e.path;
-  switch (e.kind) {
-    case DiffKind::kOutside:
-      return s + " (" + value_text(e.base, true) + " -> " + value_text(e.next, true) + ", " +
-             change_text(e) + " > " + tolerance_text(e) + ")";
-    case DiffKind::kLength:
-      return s + " (" + change_text(e) + ")";
-    case DiffKind::kRemoved:
-      return s + " (removed)";
-    case DiffKind::kTypeChanged:
-      return s + " (type changed: " + value_text(e.base, true) + " -> " + value_text(e.next, true) +
-             ")";
-    default:
-      return s + " (" + value_text(e.base, e.has_base) + " -> " + value_text(e.next, e.has_next) +
-             ")";
-  }
-}
-
-std::string diff_table(const DiffResult& result, const std::string& base_name,
-                       const std::string& next_name) {
-  std::string out;
-  if (result.entries.empty()) {
-    out = "kvsim diff: " + base_name + " vs " + next_name + ": no differences\n";
-  } else {
-    Table table({"path", "base", "new", "change", "tolerance", "verdict"});
-    table.set_title("kvsim diff: " + base_name + " (base) vs " + next_name + " (new)");
-    for (std::size_t c = 0; c < 6; ++c)
-      table.set_align(c, c >= 1 && c <= 4 ? Align::kRight : Align::kLeft);
-    for (const auto& e : result.entries) table.add_row(entry_cells(e));
-    out = table.render();
-  }
-  std::int64_t within = 0, added = 0;
-  for (const auto& e : result.entries) {
-    within += e.kind == DiffKind::kWithin;
-    added += e.kind == DiffKind::kAdded;
-  }
-  out += "compared " + std::to_string(result.num_leaves) + " values: " + std::to_string(within) +
-         " moved within tolerance, " + std::to_string(result.num_failed) + " failed, " +
-         std::to_string(added) + " added, " + std::to_string(result.num_ignored) +
-         " ignored: " + (result.passed() ? "PASS" : "FAIL") + "\n";
-  return out;
-}
-
-std::string diff_csv(const DiffResult& result) {
-  Table table({"path", "base", "new", "change", "tolerance", "verdict"});
-  for (const auto& e : result.entries) {
-    auto cells = entry_cells(e);
-    // Full values in CSV: spreadsheets want the numbers, not abbreviations.
-    if (e.kind != DiffKind::kLength) {
-      cells[1] = e.has_base ? e.base.dump() : "";
-      cells[2] = e.has_next ? e.next.dump() : "";
-    }
-    table.add_row(std::move(cells));
-  }
-  return table.render_csv();
-}
-
-Json diff_to_json(const DiffResult& result, const DiffOptions& options,
-                  const std::string& base_name, const std::string& next_name) {
-  Json j = envelope("kvsim.diff/v1", "diff");
-  j["base"] = base_name;
-  j["new"] = next_name;
-  Json opts;
-  opts["rtol"] = options.tolerance.rtol;
-  opts["atol"] = options.tolerance.atol;
-  opts["overrides"] = Json::array();
-  for (const auto& o : options.overrides) {
-    opts["overrides"].push_back(
-        {{"pattern", o.pattern}, {"rtol", o.tolerance.rtol}, {"atol", o.tolerance.atol}});
-  }
-  opts["ignore"] = options.ignore;
-  j["options"] = std::move(opts);
-  j["leaves"] = result.num_leaves;
-  j["failed"] = result.num_failed;
-  j["ignored"] = result.num_ignored;
-  j["verdict"] = result.passed() ? "pass" : "fail";
-  j["entries"] = Json::array();
-  for (const auto& e : result.entries) {
-    Json entry;
-    entry["path"] = e.path;
-    entry["verdict"] = std::string(diff_kind_name(e.kind));
-    entry["base"] = e.has_base ? e.base : Json();
-    entry["new"] = e.has_next ? e.next : Json();
-    if (e.numeric) {
-      entry["abs_change"] = e.abs_change;
-      entry["rel_change"] = std::isnan(e.rel_change) ? Json() : Json(e.rel_change);
-      entry["rtol"] = e.tolerance.rtol;
-      entry["atol"] = e.tolerance.atol;
-    }
-    j["entries"].push_back(std::move(entry));
-  }
-  return j;
 }
 
 }  // namespace kvsim::report

@@ -322,6 +322,63 @@ std::string sim_report_csv(const sim::SimResult& result, const sim::SloOptions& 
   return csv_line(sim_csv_header()) + csv_line(sim_csv_row(result, slo));
 }
 
+std::vector<std::string> sim_csv_input_header() {
+  return {"model",
+          "gpu",
+          "tensor_parallel_size",
+          "replicas",
+          "kv_cache_dtype",
+          "kv_dtype",
+          "allocator",
+          "placement",
+          "scheduler",
+          "preemption",
+          "block_size",
+          "max_num_seqs",
+          "max_num_batched_tokens",
+          "enable_prefix_caching",
+          "workload",
+          "seed"};
+}
+
+std::vector<std::string> sim_csv_input_row(const SimReportInputs& in) {
+  auto cell = [](const Json& obj, std::initializer_list<const char*> keys) {
+    const Json* v = &obj;
+    for (const char* k : keys) {
+      if (!v->is_object() || !v->contains(k)) return std::string();
+      v = &(*v)[k];
+    }
+    if (v->is_null()) return std::string();
+    return v->is_string() ? v->get<std::string>() : v->dump();
+  };
+  const Json& sv = in.serving;
+  return {cell(in.model, {"name"}),
+          cell(in.hardware, {"name"}),
+          cell(sv, {"tensor_parallel_size"}),
+          cell(sv, {"replicas"}),
+          cell(sv, {"kv_cache_dtype"}),
+          cell(sv, {"kv_format", "dtype"}),
+          cell(sv, {"allocator"}),
+          cell(sv, {"placement"}),
+          cell(sv, {"scheduler"}),
+          cell(sv, {"preemption"}),
+          cell(sv, {"block_size"}),
+          cell(sv, {"max_num_seqs"}),
+          cell(sv, {"max_num_batched_tokens"}),
+          cell(sv, {"enable_prefix_caching"}),
+          in.workload_label,
+          std::to_string(in.seed)};
+}
+
+std::string sim_report_csv(const SimReportInputs& inputs, const sim::SimResult& result,
+                           const sim::SloOptions& slo) {
+  std::vector<std::string> header = sim_csv_input_header();
+  for (auto& h : sim_csv_header()) header.push_back(std::move(h));
+  std::vector<std::string> row = sim_csv_input_row(inputs);
+  for (auto& c : sim_csv_row(result, slo)) row.push_back(std::move(c));
+  return csv_line(header) + csv_line(row);
+}
+
 std::string timeline_csv(const sim::SimResult& result) {
   std::string out = "t_s,running,waiting,used_bytes,reserved_bytes,free_bytes\n";
   for (const sim::TimelinePoint& p : result.timeline) {

@@ -70,6 +70,15 @@ std::string sim_report_table(const SimReportInputs& inputs, const sim::SimResult
                              const sim::SloOptions& slo);
 // One header line and one row of the summary and memory fields, flattened (ttft_s_p99, ...).
 std::string sim_report_csv(const sim::SimResult& result, const sim::SloOptions& slo);
+// The same, led by the deployment's inputs (sim_csv_input_header), so that rows of different
+// runs concatenate into one table.
+std::string sim_report_csv(const SimReportInputs& inputs, const sim::SimResult& result,
+                           const sim::SloOptions& slo);
+// model, gpu, tensor_parallel_size, replicas, kv_cache_dtype, kv_dtype, allocator, placement,
+// scheduler, preemption, block_size, max_num_seqs, max_num_batched_tokens,
+// enable_prefix_caching, workload, seed: what a row's numbers belong to.
+std::vector<std::string> sim_csv_input_header();
+std::vector<std::string> sim_csv_input_row(const SimReportInputs& inputs);
 // The header and row cells behind sim_report_csv (compare adds a label column).
 std::vector<std::string> sim_csv_header();
 std::vector<std::string> sim_csv_row(const sim::SimResult& result, const sim::SloOptions& slo);

@@ -58,6 +58,8 @@ struct Metrics {
   }
   void on_first_scheduled(const Request& r);
   void on_token_gap(TimeNs gap_ns) { itl.add(gap_ns); }
+  // `n` inter-token gaps of the same length (a decode step's many requests).
+  void on_token_gaps(TimeNs gap_ns, std::int64_t n) { itl.add(gap_ns, n); }
   void on_finished(const Request& r);
   void on_rejected(const Request& r);
 };

@@ -54,6 +54,32 @@ void LatencyHistogram::add(std::int64_t value) {
   ++histogram_[bucket_of(value)];
 }
 
+void LatencyHistogram::add(std::int64_t value, std::int64_t n) {
+  KVSIM_ASSERT(value >= 0 && n >= 0, "latency samples and their counts are non-negative");
+  if (n == 0) return;
+  if (count_ == 0) {
+    min_ = max_ = value;
+  } else {
+    min_ = std::min(min_, value);
+    max_ = std::max(max_, value);
+  }
+  count_ += n;
+  sum_ += static_cast<UInt128>(static_cast<std::uint64_t>(value)) * static_cast<std::uint64_t>(n);
+  if (histogram_.empty()) {
+    // Exact mode takes samples one by one up to its bound, then spills, as add(value) would.
+    if (n > 0 && samples_.size() < kExactSamples) {
+      if (!samples_.empty() && value < samples_.back()) sorted_ = false;
+      const auto room = static_cast<std::int64_t>(kExactSamples - samples_.size());
+      const std::int64_t take = std::min(n, room);
+      samples_.insert(samples_.end(), static_cast<std::size_t>(take), value);
+      n -= take;
+    }
+    if (n == 0) return;
+    spill();
+  }
+  histogram_[bucket_of(value)] += static_cast<std::uint64_t>(n);
+}
+
 void LatencyHistogram::spill() {
   histogram_.assign(kNumBuckets, 0);
   for (std::int64_t v : samples_) ++histogram_[bucket_of(v)];

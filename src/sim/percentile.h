@@ -29,6 +29,8 @@ class LatencyHistogram {
 
   // Adds one sample; negative values are a bug (asserted).
   void add(std::int64_t value);
+  // Adds `n` samples of the same value (n >= 0): the same state as n calls of add(value).
+  void add(std::int64_t value, std::int64_t n);
   // Adds every sample of `other` (same method, same bounds).
   void merge(const LatencyHistogram& other);
 

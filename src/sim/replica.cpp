@@ -181,6 +181,7 @@ void Replica::finish_step(TimeNs now) {
     produce_token(item.request, now);
     any_finished = any_finished || r.state == RequestState::kFinished;
   }
+  flush_token_gaps();
   if (!any_finished) return;
   const bool keep = scheduler_->keeps_finished();
   // Releases after the running list no longer refers to them.
@@ -207,7 +208,7 @@ void Replica::produce_token(RequestPool::Slot slot, TimeNs now) {
   if (r.first_token_ns < 0) {
     r.first_token_ns = now;
   } else {
-    ctx_.metrics->on_token_gap(now - r.last_token_ns);
+    note_token_gap(now - r.last_token_ns);
   }
   r.last_token_ns = now;
   if (r.generated < r.output_tokens) return;
@@ -215,6 +216,22 @@ void Replica::produce_token(RequestPool::Slot slot, TimeNs now) {
   r.finish_ns = now;
   ++num_completed_;
   ctx_.metrics->on_finished(r);
+}
+
+void Replica::note_token_gap(TimeNs gap_ns) {
+  if (pending_gap_count_ > 0 && gap_ns == pending_gap_ns_) {
+    ++pending_gap_count_;
+    return;
+  }
+  flush_token_gaps();
+  pending_gap_ns_ = gap_ns;
+  pending_gap_count_ = 1;
+}
+
+void Replica::flush_token_gaps() {
+  if (pending_gap_count_ == 0) return;
+  ctx_.metrics->on_token_gaps(pending_gap_ns_, pending_gap_count_);
+  pending_gap_count_ = 0;
 }
 
 void Replica::finish_swap_in(RequestPool::Slot slot, TimeNs now) {

@@ -172,6 +172,9 @@ class Replica {
   void requeue_for_recompute(RequestPool::Slot slot);
   memory::SeqInfo seq_info(const Request& r, bool with_prefix) const;
   void produce_token(RequestPool::Slot slot, TimeNs now);
+  // Inter-token gaps of one step go to the ITL histogram in runs of equal length.
+  void note_token_gap(TimeNs gap_ns);
+  void flush_token_gaps();
   void reject(RequestPool::Slot slot, RejectReason reason, TimeNs now);
   void refresh_accounting();
 
@@ -205,6 +208,8 @@ class Replica {
   std::int64_t max_running_ = 0;
   std::int64_t max_waiting_ = 0;
   std::int64_t num_completed_ = 0;
+  TimeNs pending_gap_ns_ = 0;           // length of the run of gaps not yet in the metrics
+  std::int64_t pending_gap_count_ = 0;  // its count
 };
 
 }  // namespace kvsim::sim

@@ -264,6 +264,9 @@ SimResult Simulator::run() {
       if (observer_) observer_->on_request_end(r);
     });
   }
+  // The request read ahead for the next arrival, due after the limit, was read from the workload
+  // too: count it, so that completed + rejected + unfinished is every request read.
+  if (hit_limit && have_next_) ++result.requests_unfinished;
 
   result.num_replicas = opts_.num_replicas;
   result.capacity_slots = capacity;

@@ -75,7 +75,9 @@ inline constexpr std::int64_t kSaturationMinRequests = 100;
 
 struct SimResult {
   Metrics metrics{SloOptions{}};
-  std::int64_t requests_unfinished = 0;  // still live at the time limit
+  // Still live at the time limit, plus the one request read ahead whose arrival is after it:
+  // completed + rejected + unfinished = every request read from the workload.
+  std::int64_t requests_unfinished = 0;
   bool hit_time_limit = false;
   TimeNs duration_ns = 0;  // first arrival (t = 0) to the last event (or the time limit)
 

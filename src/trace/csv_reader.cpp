@@ -1,6 +1,7 @@
 // The shared file-reader base and the CSV trace formats: native, azure, burstgpt, vidur.
 #include <algorithm>
 #include <cstring>
+#include <unordered_set>
 #include <vector>
 
 #include "common/format.h"
@@ -45,6 +46,20 @@ bool FileReaderBase::order_arrival(TimeNs absolute_ns, bool is_request, int colu
 void FileReaderBase::bad_row(const RowError& error) {
   if (!options_.skip_bad_rows) throw row_error(options_.path, lines_.line_number(), error);
   ++stats_.bad_rows_skipped;
+}
+
+void FileReaderBase::check_any_request() const {
+  if (stats_.requests > 0) return;
+  std::string detail = "the file has no rows after the header";
+  if (stats_.rows_read > 0) {
+    detail = std::to_string(stats_.rows_read) + " rows read, " +
+             std::to_string(stats_.bad_rows_skipped) + " skipped as bad, " +
+             std::to_string(stats_.failed_requests) + " failed requests";
+  } else if (format_ == TraceFormat::kMooncake) {
+    detail = "the file has no rows";
+  }
+  throw Error(ErrorLocation{options_.path, static_cast<int>(lines_.line_number()), 0, ""},
+              "no requests (" + detail + ")");
 }
 
 bool FileReaderBase::check_tokens(std::string_view text, int column, std::string_view field,
@@ -175,6 +190,7 @@ class CsvTraceReader final : public FileReaderBase {
       }
       bad_row(error);
     }
+    check_any_request();
     return false;
   }
 
@@ -201,12 +217,16 @@ class CsvTraceReader final : public FileReaderBase {
       const auto it = std::find(layout_.names.begin(), layout_.names.end(), name);
       return it == layout_.names.end() ? -1 : static_cast<int>(it - layout_.names.begin());
     };
+    if (layout_.names.size() > kMaxHeaderColumns) {
+      throw Error(ErrorLocation{options_.path, 1, fields_[kMaxHeaderColumns].column, ""},
+                  "expected at most " + std::to_string(kMaxHeaderColumns) +
+                      " columns in the header, got " + std::to_string(layout_.names.size()));
+    }
+    std::unordered_set<std::string_view> seen;
     for (std::size_t i = 0; i < layout_.names.size(); ++i) {
-      for (std::size_t j = 0; j < i; ++j) {
-        if (layout_.names[i] == layout_.names[j]) {
-          throw Error(ErrorLocation{options_.path, 1, fields_[i].column, layout_.names[i]},
-                      "expected each column once in the header, got it twice");
-        }
+      if (!seen.insert(layout_.names[i]).second) {
+        throw Error(ErrorLocation{options_.path, 1, fields_[i].column, layout_.names[i]},
+                    "expected each column once in the header, got it twice");
       }
     }
     layout_.arrival = find(names.arrival);

@@ -19,6 +19,8 @@ namespace kvsim::trace {
 inline constexpr TimeNs kArrivalBackwardsTolerance = kNsPerMs;
 // Upper bound on prompt or output tokens in one request: larger values are bad rows.
 inline constexpr std::int64_t kMaxRequestTokens = 1'000'000'000;
+// Upper bound on the columns of a CSV trace header.
+inline constexpr std::size_t kMaxHeaderColumns = 10'000;
 
 // The part every file reader shares.
 // Invariants: yielded arrivals are relative to the first yielded request and non-decreasing;
@@ -40,6 +42,10 @@ class FileReaderBase : public TraceReader {
                      TimeNs& relative_ns, RowError& error);
   // A bad row: throws unless skipping, in which case counts it.
   void bad_row(const RowError& error);
+  // Call at the end of the file: throws kvsim::Error ("no requests") when the file yielded none
+  // (a header-only trace, or every row skipped or failed), which would otherwise make an
+  // all-zero report that looks like a result.
+  void check_any_request() const;
   // Prompt / output token count: 1..kMaxRequestTokens. Fills `error` on failure.
   static bool check_tokens(std::string_view text, int column, std::string_view field,
                            std::int64_t& out, RowError& error, bool allow_zero = false);

@@ -29,6 +29,7 @@ class MooncakeReader final : public FileReaderBase {
       }
       bad_row(error);
     }
+    check_any_request();
     return false;
   }
 

@@ -61,7 +61,7 @@ TEST_CASE("kvsim kv: vLLM's overrides, under vLLM's names", "[cli][kv][vllm]") {
   CHECK(has(v0.err, "--num-gpu-blocks-override"));
   const auto bad = run_kvsim({"kv", "--model", "llama-3-8b", "--engine", "v2"});
   CHECK(bad.exit_code == 2);
-  CHECK(has(bad.err, "--engine: expected v1|v0"));
+  CHECK(has(bad.err, "--engine: expected one of v1|v0"));
 }
 
 TEST_CASE("Llama-3.1-8B bf16 at --max-model-len 32768 on a 24 GB L4 starts, as in vLLM",

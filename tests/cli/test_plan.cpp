@@ -362,3 +362,16 @@ TEST_CASE("kvsim plan: the runtime overhead is a grid axis that changes the KV b
   CHECK(a["status"] == "found");
   CHECK(b["status"] == "does_not_fit");
 }
+
+TEST_CASE("kvsim plan: --gpu-price is repeatable", "[cli][plan]") {
+  const std::string dir = temp_dir();
+  const auto sweep = write_temp_file(dir, "sweep.yaml", scenario("[h100-sxm, a100-80gb]"));
+  const auto r = run_kvsim({"plan", "--config", sweep, "--target-rate", "10", "--format", "json",
+                            "--search-tolerance", "0.1", "--gpu-price", "h100-sxm=1.5",
+                            "--gpu-price", "a100-80gb=0.5", "--no-progress"});
+  REQUIRE(r.exit_code == 0);
+  const Json j = parse(r.out);
+  REQUIRE(j["deployments"].size() == 2);
+  CHECK(j["deployments"][0]["gpu_price_per_hour"] == 1.5);
+  CHECK(j["deployments"][1]["gpu_price_per_hour"] == 0.5);
+}

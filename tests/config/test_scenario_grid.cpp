@@ -95,7 +95,7 @@ kv_cache_dtype: [auto, fp8]
                                  "kv_cache_dtype=fp8"});
 }
 
-TEST_CASE("grid: list fields take a list as one value; a list of lists is their axis",
+TEST_CASE("grid: list fields take a list as one value, a list of lists is their axis",
           "[config][grid]") {
   GridOptions o;
   o.list_fields = {"slo.percentiles"};

@@ -114,7 +114,7 @@ TEST_CASE("The fit recovers known efficiencies from noisy synthetic measurements
   CHECK(v0.at("gemm").mape > 2 * v.at("gemm").mape);
 }
 
-TEST_CASE("The fit keeps exact-shape tables; the predictor interpolates them log-log", "[cost]") {
+TEST_CASE("The fit keeps exact-shape tables, the predictor interpolates them log-log", "[cost]") {
   const auto hw = test::a100_sxm();
   auto rows = synthetic(hw, 0.0, 1);
   rows.push_back(rows.front());  // a duplicate measurement is merged (median)

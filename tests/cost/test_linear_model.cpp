@@ -34,7 +34,7 @@ TEST_CASE("Linear model: hand-checkable step times", "[cost]") {
   CHECK(m.swap_time(10'000'000'000ull) == kNsPerSecond);
 }
 
-TEST_CASE("Linear model: negative coefficients are rejected; the factory selects it", "[cost]") {
+TEST_CASE("Linear model: negative coefficients are rejected, the factory selects it", "[cost]") {
   cost::LinearCostParams p;
   p.per_decode_seq_ns = -1;
   CHECK_THROWS_WITH(cost::LinearCostModel(p), Catch::Contains("per_decode_seq_ns"));

@@ -160,7 +160,7 @@ TEST_CASE("Decode reads exactly the KV bytes the cache holds, per layer kind (K 
 
 // DeepSeek-V2-Lite, TP 1: the cache holds one latent of 512 + 64 elements per token per layer,
 // read once and shared by all 16 heads; absorbed decode attention works in the latent space.
-TEST_CASE("MLA decode reads the latent once for all heads; MoE touches top-k experts", "[cost]") {
+TEST_CASE("MLA decode reads the latent once for all heads, MoE touches top-k experts", "[cost]") {
   const cost::RooflineCostModel model(test::deepseek_v2_lite(), test::h100_sxm(), {});
   const auto ops = by_name(decode(model, 8, 1000));
   const double keys = 8.0 * 1001;
@@ -242,7 +242,7 @@ TEST_CASE("Roofline time uses the profile's efficiencies and launch latency", "[
   CHECK(by_name(prefill(no_overhead, 2048)).at("step_overhead").time_s == 0);
 }
 
-TEST_CASE("Dtypes: fp8 KV halves the decode KV bytes; fp8 weights use the fp8 peak", "[cost]") {
+TEST_CASE("Dtypes: fp8 KV halves the decode KV bytes, fp8 weights use the fp8 peak", "[cost]") {
   cost::CostOptions o;
   o.tensor_parallel_size = 4;
   const auto bf16 =

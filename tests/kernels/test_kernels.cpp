@@ -54,7 +54,7 @@ TEST_CASE("GEMM reference: closed-form products", "[kernels]") {
   CHECK(c2 == std::vector<float>{1, 4, 5, 8, 9, 12});
 }
 
-TEST_CASE("Paged decode reference: uniform keys average the values; block tables are followed",
+TEST_CASE("Paged decode reference: uniform keys average the values, block tables are followed",
           "[kernels]") {
   // 2 sequences, 4 query heads over 2 KV heads (GQA groups of 2), head_dim 4, block size 2.
   kk::PagedDecodeShape s;

@@ -104,7 +104,7 @@ TEST_CASE("contiguous-max, C=100, three requests: exact fractions after each ste
   as_contiguous(*a).check_invariants();
 }
 
-TEST_CASE("a sequence cannot outgrow its extent; the reservation covers the final length",
+TEST_CASE("a sequence cannot outgrow its extent, the reservation covers the final length",
           "[memory][contiguous]") {
   auto a = contiguous(AllocatorKind::kContiguousOracle, 100, Placement::kFirstFit);
   REQUIRE(a->admit(req(1, 10, 12), 10));
@@ -215,7 +215,7 @@ TEST_CASE("first-fit: holes split by a live extent are external fragmentation",
   as_contiguous(*a).check_invariants();
 }
 
-TEST_CASE("best-fit takes the smallest hole that fits; first-fit the lowest",
+TEST_CASE("best-fit takes the smallest hole that fits, first-fit the lowest",
           "[memory][contiguous]") {
   FreeListPlacer best(100, true), first(100, false);
   for (FreeListPlacer* p : {&best, &first}) {
@@ -235,7 +235,7 @@ TEST_CASE("best-fit takes the smallest hole that fits; first-fit the lowest",
   CHECK_FALSE(first.allocate(6));
 }
 
-TEST_CASE("contiguous fork copies into a new extent; swap moves the stored tokens",
+TEST_CASE("contiguous fork copies into a new extent, swap moves the stored tokens",
           "[memory][contiguous][swap]") {
   auto a = contiguous(AllocatorKind::kContiguousOracle, 100, Placement::kFirstFit, 2048, 40);
   REQUIRE(a->admit(req(1, 20, 40), 30));

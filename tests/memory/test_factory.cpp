@@ -39,7 +39,7 @@ TEST_CASE("the factory builds every kind with the capacity the budget holds", "[
   }
 }
 
-TEST_CASE("names round-trip; unknown names are nullopt", "[memory][factory]") {
+TEST_CASE("names round-trip, unknown names are nullopt", "[memory][factory]") {
   for (const std::string& name : allocator_kind_names()) {
     const auto kind = parse_allocator_kind(name);
     REQUIRE(kind);

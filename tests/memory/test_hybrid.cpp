@@ -34,7 +34,7 @@ void require_sum(const ByteAccounting& b) {
           b.capacity);
 }
 
-TEST_CASE("Gemma-2 style: full and window groups of equal bytes; the window frees old blocks",
+TEST_CASE("Gemma-2 style: full and window groups of equal bytes, the window frees old blocks",
           "[memory][hybrid]") {
   // 2 bytes per token in each group; window 32; page = 16 × 2 = 32 bytes; 20 pages.
   PagedAllocator a(hybrid({{2, 0}, {2, 32}}, 20));

@@ -88,7 +88,7 @@ TEST_CASE("paged admission and growth fail as values when blocks run out", "[mem
   a.check_invariants();
 }
 
-TEST_CASE("watermark: admission keeps 1% of the blocks free; growth may use them",
+TEST_CASE("watermark: admission keeps 1% of the blocks free, growth may use them",
           "[memory][paged]") {
   AllocatorOptions o = paged_options(100);
   o.watermark = 0.01;
@@ -143,7 +143,7 @@ TEST_CASE("copy-on-write fork: the child shares every block until one of them wr
   a.check_invariants();
 }
 
-TEST_CASE("copy-on-write needs a free block; without one the write is refused, nothing changed",
+TEST_CASE("copy-on-write needs a free block, without one the write is refused, nothing changed",
           "[memory][paged][fork]") {
   PagedAllocator a = paged(2);
   REQUIRE(a.admit(req(1, 20, 32), 20));  // both blocks

@@ -171,7 +171,7 @@ TEST_CASE("two identical prompts admitted together: the second block stays uncac
   a.check_invariants();
 }
 
-TEST_CASE("forked sequences share cached blocks; counted once", "[memory][prefix][fork]") {
+TEST_CASE("forked sequences share cached blocks, counted once", "[memory][prefix][fork]") {
   PagedAllocator a(caching_options(10));
   REQUIRE(a.admit(req(1, 36, 60, {1, 2}), 36));
   REQUIRE(a.fork(1, req(2, 36, 60, {})));

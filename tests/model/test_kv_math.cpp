@@ -324,7 +324,7 @@ TEST_CASE("kv_format_from_name: auto follows the model, names and scales as give
   CHECK(kv_format_name(*kv_format_from_name(m, "int4", 64)) == "int4+fp16/64");
 }
 
-TEST_CASE("analyze_kv ties the pieces together; without a GPU no budget", "[model][kv]") {
+TEST_CASE("analyze_kv ties the pieces together, without a GPU no budget", "[model][kv]") {
   const ModelSpec m = llama3_70b();
   KvQuery q;
   q.tensor_parallel_size = 4;

@@ -38,7 +38,7 @@ TEST_CASE("Llama-2-7B parameters by part, hand-computed", "[model][weights]") {
   CHECK(weights_bytes(llama2_7b()) == 2 * 6'738'415'616ULL);
 }
 
-TEST_CASE("tied embeddings drop the LM head; learned positions and biases add theirs",
+TEST_CASE("tied embeddings drop the LM head, learned positions and biases add theirs",
           "[model][weights]") {
   ModelSpec m = llama2_7b();
   m.tie_word_embeddings = true;
@@ -56,7 +56,7 @@ TEST_CASE("tied embeddings drop the LM head; learned positions and biases add th
   CHECK(c.norms == (2ULL * 32 + 1) * 2 * 4096);
 }
 
-TEST_CASE("MoE: routed experts, shared experts and router; active parameters", "[model][weights]") {
+TEST_CASE("MoE: routed experts, shared experts and router, active parameters", "[model][weights]") {
   ModelSpec m = llama2_7b();
   m.moe.num_experts = 8;
   m.moe.experts_per_token = 2;

@@ -171,7 +171,7 @@ TEST_CASE("run_sweep: a torn last line is ignored and cut before appending", "[p
   CHECK(lines[2] == "{\"key\":\"" + keys[2] + "\",\"result\":" + slow_square(2) + "}");
 }
 
-TEST_CASE("run_sweep: lines of other sweeps are kept and ignored; corrupt lines are errors",
+TEST_CASE("run_sweep: lines of other sweeps are kept and ignored, corrupt lines are errors",
           "[plan][runner]") {
   const std::string dir = kvsim::test::temp_dir();
   const std::string path = dir + "/results.jsonl";

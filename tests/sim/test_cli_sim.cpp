@@ -96,7 +96,9 @@ TEST_CASE("simulate: --out, CSV, --timeline and --requests write complete files"
                               dir + "/timeline.csv", "--requests", dir + "/requests.csv"});
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
-  CHECK(run.out.rfind("requests_completed,", 0) == 0);
+  // The row carries its inputs first (model, gpu, ...), then the summary.
+  CHECK(run.out.rfind("model,gpu,", 0) == 0);
+  CHECK(run.out.find(",seed,requests_completed,") != std::string::npos);
   const Json j = Json::parse(slurp(dir + "/report.json"));
   CHECK(j["summary"]["requests_completed"] == 2);
   CHECK(j["timeline"].size() == 6);
@@ -181,6 +183,7 @@ TEST_CASE("compare: several allocators side by side, in order", "[sim][cli]") {
   const auto csv = run_kvsim({"compare", "--config", golden("external-fragmentation/scenario.yaml"),
                               "--allocator", "contiguous-oracle,paged", "--format", "csv"});
   REQUIRE(csv.exit_code == 0);
-  CHECK(csv.out.rfind("label,requests_completed,", 0) == 0);
+  CHECK(csv.out.rfind("label,model,gpu,", 0) == 0);
+  CHECK(csv.out.find(",seed,requests_completed,") != std::string::npos);
   CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 3);
 }

@@ -95,3 +95,25 @@ TEST_CASE("Merging histograms equals adding every sample to one", "[sim]") {
   CHECK(small1.exact());
   CHECK(small1.percentile(50) == 3.0);
 }
+
+TEST_CASE("Adding a value n times at once equals n single adds", "[sim]") {
+  // Runs that cross the exact-mode bound (1,024 samples) and runs inside each mode.
+  Rng rng(11);
+  LatencyHistogram one_by_one;
+  LatencyHistogram weighted;
+  for (int run = 0; run < 200; ++run) {
+    const auto value = static_cast<std::int64_t>(rng.uniform_int(0, 5'000'000));
+    const auto n = static_cast<std::int64_t>(rng.uniform_int(0, 300));
+    for (std::int64_t i = 0; i < n; ++i) one_by_one.add(value);
+    weighted.add(value, n);
+    REQUIRE(weighted.count() == one_by_one.count());
+    REQUIRE(weighted.exact() == one_by_one.exact());
+    REQUIRE(weighted.min() == one_by_one.min());
+    REQUIRE(weighted.max() == one_by_one.max());
+    REQUIRE(weighted.mean() == one_by_one.mean());
+    for (double q : {0.0, 1.0, 25.0, 50.0, 90.0, 99.0, 99.9, 100.0}) {
+      REQUIRE(weighted.percentile(q) == one_by_one.percentile(q));
+    }
+  }
+  REQUIRE_FALSE(weighted.exact());
+}

@@ -1,0 +1,32 @@
+#include "cli/inert_flags.h"
+
+#include <algorithm>
+#include <iostream>
+
+namespace kvsim::cli {
+
+void warn_inert_flags(const SimCommandFlags& flags, const PreparedRun& run,
+                      const std::vector<memory::AllocatorKind>& allocators) {
+  const CLI::App* c = flags.command;
+  const trace::WorkloadOptions& w = run.resolved.workload->resolved();
+  if (flag_given(c, "--cv") && (w.source != trace::WorkloadOptions::Source::kSynthetic ||
+                                w.synthetic.arrival != trace::ArrivalProcess::kGamma)) {
+    std::cerr << "kvsim: warning: --cv shapes gamma arrivals only (--arrival gamma); ignored "
+                 "with this workload\n";
+  }
+  const bool all_paged =
+      !allocators.empty() && std::all_of(allocators.begin(), allocators.end(),
+                                         [](auto a) { return a == memory::AllocatorKind::kPaged; });
+  if (flag_given(c, "--placement") && all_paged) {
+    std::cerr << "kvsim: warning: --placement places contiguous extents; the paged allocator "
+                 "ignores it\n";
+  }
+  if (run.resolved.sim.enable_prefix_caching &&
+      !run.resolved.workload->open()->columns().prefix_hashes) {
+    std::cerr << "kvsim: warning: --enable-prefix-caching: the workload carries no prefix "
+                 "hashes (a native trace's prefix_hashes column, Mooncake's hash_ids, or "
+                 "--shared-prefix-fraction), so nothing can be shared\n";
+  }
+}
+
+}  // namespace kvsim::cli

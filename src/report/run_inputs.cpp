@@ -1,0 +1,82 @@
+#include "report/run_inputs.h"
+
+#include "report/kv_report.h"
+#include "report/trace_report.h"
+
+namespace kvsim::report {
+
+ServingMemoryInputs serving_memory_inputs(const run::Deployment& d) {
+  ServingMemoryInputs s;
+  s.tensor_parallel_size = d.tensor_parallel_size;
+  s.gpu_memory_utilization = d.gpu_memory_utilization;
+  s.block_size = d.block_size;
+  s.max_model_len = d.max_model_len;
+  s.kv_cache_dtype = d.kv_cache_dtype;
+  s.kv_format = d.kv_format;
+  s.activation_reserve_bytes = d.activation_reserve_bytes;
+  s.runtime_overhead_bytes = d.runtime_overhead_bytes;
+  s.engine = d.engine;
+  s.kv_cache_memory_bytes = d.kv_cache_memory_bytes;
+  s.num_gpu_blocks_override = d.num_gpu_blocks_override;
+  return s;
+}
+
+Json serving_inputs_json(const run::ResolvedScenario& s) {
+  Json serving = serving_json(serving_memory_inputs(s.deployment));
+  serving["allocator"] = std::string(memory::allocator_kind_name(s.allocator));
+  serving["placement"] = std::string(memory::placement_name(s.placement));
+  serving["watermark"] = s.watermark;
+  add_sim_serving_json(serving, s.sim);
+  if (s.cost.kind == cost::CostModelKind::kLinear) {
+    // The scenario file's own keys and units (cost_model: {kind: linear, base_us: ...}).
+    const cost::LinearCostParams& p = s.cost.linear;
+    serving["cost_model"] = Json{{"kind", "linear"},
+                                 {"base_us", p.base_ns / 1e3},
+                                 {"prefill_us_per_token", p.per_prefill_token_ns / 1e3},
+                                 {"decode_us_per_seq", p.per_decode_seq_ns / 1e3},
+                                 {"context_us_per_token", p.per_context_token_ns / 1e3},
+                                 {"swap_bytes_per_s", p.swap_bytes_per_s}};
+  } else {
+    serving["cost_model"] = Json{{"kind", "roofline"}};
+  }
+  return serving;
+}
+
+Json inputs_json(const run::ResolvedScenario& s) {
+  Json in;
+  in["model"] = model_json(s.deployment.model);
+  in["hardware"] = hardware_json(*s.deployment.hardware);
+  in["serving"] = serving_inputs_json(s);
+  in["workload"] = workload_json(s.workload->resolved());
+  in["seed"] = s.seed;
+  return in;
+}
+
+std::string deployment_label(const run::ResolvedScenario& s) {
+  const run::Deployment& d = s.deployment;
+  std::string gpu = d.hardware ? d.hardware->name : "?";
+  std::string out = std::to_string(d.tensor_parallel_size) + " × " + gpu + " per replica";
+  if (s.sim.num_replicas > 1) out += ", " + std::to_string(s.sim.num_replicas) + " replicas";
+  out += "; " + std::string(memory::allocator_kind_name(s.allocator)) + " allocator, " +
+         std::string(sim::scheduler_name(s.sim.scheduler.kind)) + " scheduler";
+  return out;
+}
+
+SimReportInputs sim_report_inputs(const run::ResolvedScenario& s, const run::RunResult& run) {
+  Json inputs = inputs_json(s);
+  SimReportInputs in;
+  in.model = std::move(inputs["model"]);
+  in.hardware = std::move(inputs["hardware"]);
+  in.serving = std::move(inputs["serving"]);
+  in.workload = std::move(inputs["workload"]);
+  in.workload_reader = reader_stats_json(run.reader_stats);
+  in.seed = s.seed;
+  in.kv = kv_json(run.kv, s.deployment.kv_cache_dtype);
+  in.kv["replica_capacity_bytes"] = run.replica_capacity_bytes;
+  in.model_label = s.deployment.model.name;
+  in.deployment_label = deployment_label(s);
+  in.workload_label = run.reader_description;
+  return in;
+}
+
+}  // namespace kvsim::report

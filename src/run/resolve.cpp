@@ -1,0 +1,154 @@
+#include "run/resolve.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.h"
+#include "common/strings.h"
+#include "config/catalog.h"
+#include "config/settings.h"
+#include "model/vllm_memory.h"
+
+namespace kvsim::run {
+namespace {
+
+Bytes gib_to_bytes(double gib) {
+  return static_cast<Bytes>(std::llround(gib * static_cast<double>(kGiB)));
+}
+
+Error flag_error(const std::string& flag, const std::string& message) {
+  return Error(ErrorLocation{"", 0, 0, flag}, message);
+}
+
+}  // namespace
+
+model::MemoryBudgetOptions Deployment::budget_options(std::int64_t max_num_batched_tokens,
+                                                      std::int64_t max_num_seqs) const {
+  model::MemoryBudgetOptions o;
+  o.gpu_memory_utilization = gpu_memory_utilization;
+  o.activation_reserve_bytes = activation_reserve_bytes;
+  o.runtime_overhead_bytes = runtime_overhead_bytes;
+  o.engine = engine;
+  if (engine == model::MemoryEngine::kVllmV1) {
+    o.runtime_overhead_given = runtime_overhead_given;
+    o.max_num_batched_tokens = max_num_batched_tokens;
+    o.max_num_seqs = max_num_seqs;
+    o.kv_cache_memory_bytes = kv_cache_memory_bytes;
+    if (num_gpu_blocks_override && hardware) {
+      const model::VllmKvCacheLayout layout = model::vllm_kv_cache_layout(
+          model, kv_format, tensor_parallel_size, 0, block_size, max_model_len,
+          std::max<std::int64_t>(1, max_num_batched_tokens));
+      o.kv_cache_bytes_override = static_cast<Bytes>(*num_gpu_blocks_override) * layout.block_bytes;
+    }
+  }
+  return o;
+}
+
+model::KvAnalysis Deployment::kv_analysis(std::int64_t max_num_batched_tokens,
+                                          std::int64_t max_num_seqs) const {
+  model::KvQuery query;
+  query.tensor_parallel_size = tensor_parallel_size;
+  query.format = kv_format;
+  query.block_size = block_size;
+  query.batch = 1;
+  query.context = max_model_len;
+  query.budget = budget_options(max_num_batched_tokens, max_num_seqs);
+  return model::analyze_kv(model, hardware_or_null(), query);
+}
+
+Deployment resolve_deployment(const config::ScenarioDeployment& given, GpuRequirement gpu) {
+  if (given.model.empty()) {
+    throw flag_error("--model",
+                     "missing required flag; expected a shipped name (see 'kvsim "
+                     "models'), a model YAML or a Hugging Face config.json");
+  }
+  if (gpu == GpuRequirement::kRequired && given.gpu.empty()) {
+    throw flag_error("--gpu",
+                     "missing required flag; expected a shipped name (see 'kvsim gpus') "
+                     "or a hardware YAML");
+  }
+  Deployment d;
+  d.model = config::load_model(given.model);
+  if (!given.gpu.empty()) d.hardware = config::load_hardware(given.gpu);
+  d.tensor_parallel_size = given.tensor_parallel_size;
+  if (const std::string p = model::tensor_parallel_problem(d.model, d.tensor_parallel_size);
+      !p.empty()) {
+    throw flag_error("--tensor-parallel-size", p);
+  }
+  d.gpu_memory_utilization = given.gpu_memory_utilization;
+  d.block_size = given.block_size;
+  d.max_model_len = given.max_model_len > 0 ? given.max_model_len : d.model.max_context;
+  if (d.max_model_len > d.model.max_context) {
+    throw flag_error("--max-model-len", "expected at most the model's maximum context (" +
+                                            std::to_string(d.model.max_context) + " tokens for " +
+                                            d.model.name + "), got " +
+                                            std::to_string(d.max_model_len));
+  }
+  d.kv_cache_dtype = given.kv_cache_dtype;
+  const auto format =
+      model::kv_format_from_name(d.model, given.kv_cache_dtype, given.kv_scale_group_size);
+  if (!format) {  // the settings table accepted the name
+    throw flag_error("--kv-cache-dtype", "expected one of " +
+                                             join(model::kv_cache_dtype_names(), "|") + ", got '" +
+                                             given.kv_cache_dtype + "'");
+  }
+  d.kv_format = *format;
+  if (given.activation_reserve_gib) {
+    d.activation_reserve_bytes = gib_to_bytes(*given.activation_reserve_gib);
+  }
+  d.runtime_overhead_bytes = gib_to_bytes(given.runtime_overhead_gib);
+  d.runtime_overhead_given = given.runtime_overhead_given;
+  d.engine = given.engine == "v0" ? model::MemoryEngine::kV0 : model::MemoryEngine::kVllmV1;
+  const bool v0 = d.engine == model::MemoryEngine::kV0;
+  if (given.kv_cache_memory_bytes) {
+    if (v0) throw flag_error("--kv-cache-memory-bytes", "needs --engine v1");
+    d.kv_cache_memory_bytes = static_cast<Bytes>(*given.kv_cache_memory_bytes);
+  }
+  if (given.num_gpu_blocks_override) {
+    if (v0) throw flag_error("--num-gpu-blocks-override", "needs --engine v1");
+    d.num_gpu_blocks_override = given.num_gpu_blocks_override;
+  }
+  return d;
+}
+
+sim::DeploymentInputs ResolvedScenario::deployment_inputs() const {
+  sim::DeploymentInputs in;
+  in.model = &deployment.model;
+  in.hardware = deployment.hardware_or_null();
+  in.tensor_parallel_size = deployment.tensor_parallel_size;
+  in.kv_format = deployment.kv_format;
+  in.budget =
+      deployment.budget_options(sim.scheduler.max_num_batched_tokens, sim.scheduler.max_num_seqs);
+  in.block_size = deployment.block_size;
+  in.max_model_len = deployment.max_model_len;
+  in.allocator = allocator;
+  in.placement = placement;
+  in.watermark = watermark;
+  in.cost = cost;
+  return in;
+}
+
+ResolvedScenario resolve_scenario(const config::Scenario& s, const ResolveOptions& options) {
+  ResolvedScenario r;
+  try {
+    r.deployment = resolve_deployment(s.deployment, GpuRequirement::kRequired);
+    r.sim = s.sim;
+    r.sim.block_size = r.deployment.block_size;
+    r.sim.scheduler.max_model_len = r.deployment.max_model_len;
+    sim::validate_options(r.sim);
+  } catch (const Error& e) {
+    throw config::relabel(e, s);
+  }
+  r.allocator = s.allocator;
+  r.placement = s.placement;
+  r.watermark = s.watermark;
+  r.cost = s.cost;
+  r.seed = s.seed;
+  trace::WorkloadOptions w = s.workload;
+  w.synthetic.seed = s.seed;
+  if (options.truncate_prompts) w.transforms.max_model_len = r.deployment.max_model_len;
+  r.workload = std::make_shared<const trace::Workload>(w);
+  return r;
+}
+
+}  // namespace kvsim::run

@@ -1,0 +1,93 @@
+#pragma once
+// A scenario resolved: what config::Scenario names (a model, a GPU, a KV dtype, a workload) loaded
+// and checked together, as the typed inputs of one run. The parsed scenario is never modified:
+// every resolved value lives here.
+//
+//   config::Scenario s = config::load_scenario(path);    // parsed, settings range-checked
+//   const run::ResolvedScenario r = run::resolve_scenario(s);
+//   const run::RunResult out = run::run(r, &observer);   // run/run.h
+//
+// Errors that need the model or several values (tp must divide the heads, the vllm token budget
+// must cover max_model_len) are located where the scenario got the offending value: its YAML
+// line or its flag (config::relabel).
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "config/scenario.h"
+#include "cost/cost_model.h"
+#include "memory/allocator.h"
+#include "model/hardware_spec.h"
+#include "model/kv_math.h"
+#include "model/model_spec.h"
+#include "sim/deployment.h"
+#include "sim/options.h"
+#include "trace/workload.h"
+
+namespace kvsim::run {
+
+enum class GpuRequirement { kOptional, kRequired };
+
+// The memory side of a deployment, resolved.
+struct Deployment {
+  model::ModelSpec model;
+  std::optional<model::HardwareSpec> hardware;  // absent when no GPU was given (kOptional)
+  std::int64_t tensor_parallel_size = 1;
+  double gpu_memory_utilization = 0.9;
+  std::int64_t block_size = 16;
+  std::int64_t max_model_len = 0;                 // resolved: never 0
+  std::string kv_cache_dtype;                     // as given, e.g. "auto"
+  model::KvFormat kv_format;                      // what it resolved to
+  std::optional<Bytes> activation_reserve_bytes;  // nullopt: default_activation_reserve_bytes
+  Bytes runtime_overhead_bytes = model::kDefaultRuntimeOverheadBytes;
+
+  const model::HardwareSpec* hardware_or_null() const { return hardware ? &*hardware : nullptr; }
+  bool runtime_overhead_given = false;  // V1: runtime_overhead_bytes replaces the estimate
+  model::MemoryEngine engine = model::MemoryEngine::kVllmV1;
+  std::optional<Bytes> kv_cache_memory_bytes;           // vLLM's override (v1)
+  std::optional<std::int64_t> num_gpu_blocks_override;  // vLLM's override (v1)
+
+  // The budget options; V1's profile runs `max_num_batched_tokens` tokens and `max_num_seqs`
+  // sampler rows (0 = vllm serve's defaults for the GPU).
+  model::MemoryBudgetOptions budget_options(std::int64_t max_num_batched_tokens = 0,
+                                            std::int64_t max_num_seqs = 0) const;
+  // The closed-form KV analysis of this deployment at max_model_len, batch 1 (model::analyze_kv).
+  model::KvAnalysis kv_analysis(std::int64_t max_num_batched_tokens = 0,
+                                std::int64_t max_num_seqs = 0) const;
+};
+
+// Loads the model and GPU (config::load_model / load_hardware) of a deployment whose values the
+// settings table has already range-checked, and checks what needs the model: tp valid for it
+// (field --tensor-parallel-size), max_model_len <= its max_context (field --max-model-len), the
+// KV format. Throws kvsim::Error naming the flag; "--gpu: missing required flag" when kRequired
+// and absent; "--model: missing required flag" without a model.
+Deployment resolve_deployment(const config::ScenarioDeployment& deployment, GpuRequirement gpu);
+
+// Everything one simulation needs, typed and checked.
+struct ResolvedScenario {
+  Deployment deployment;
+  sim::SimOptions sim;  // the scenario's, with block_size and max_model_len from `deployment`
+  memory::AllocatorKind allocator = memory::AllocatorKind::kPaged;
+  memory::Placement placement = memory::Placement::kBuddy;
+  double watermark = 0.01;
+  cost::CostModelConfig cost;
+  std::uint64_t seed = 0;
+  std::shared_ptr<const trace::Workload> workload;  // the scenario's, seeded with `seed`
+
+  // The deployment builder's inputs (sim::build_deployment); they point into this object.
+  sim::DeploymentInputs deployment_inputs() const;
+};
+
+struct ResolveOptions {
+  // Cut prompts so that prompt + output fits max_model_len (trace::TransformOptions).
+  bool truncate_prompts = false;
+};
+
+// Resolves `scenario` (a GPU is required). Throws kvsim::Error located where the offending value
+// came from; nothing about `scenario` changes.
+ResolvedScenario resolve_scenario(const config::Scenario& scenario,
+                                  const ResolveOptions& options = {});
+
+}  // namespace kvsim::run

@@ -1,0 +1,207 @@
+// vLLM users' habits and tables that hide nothing: "did you mean" for misspelt subcommands and
+// flags, one warning for a flag that does nothing here, CSV rows that carry their inputs, and
+// the compare table's unfinished / SLO rows and ratios.
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include <catch2/catch.hpp>
+
+#include "test_util.h"
+
+using kvsim::test::run_kvsim;
+using kvsim::test::slurp;
+using kvsim::test::source_dir;
+using kvsim::test::temp_dir;
+using kvsim::test::write_temp_file;
+
+namespace {
+
+std::vector<std::string> small_run(std::vector<std::string> extra) {
+  std::vector<std::string> args = {
+      "--model", "llama-3-8b",     "--gpu", "h100-sxm",     "--arrival", "poisson",      "--rate",
+      "5",       "--num-requests", "60",    "--prompt-len", "200",       "--output-len", "20"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+std::vector<std::string> with(std::string command, std::vector<std::string> args) {
+  args.insert(args.begin(), std::move(command));
+  return args;
+}
+
+std::size_t count(const std::string& s, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+
+// Runs kvsim with stderr on a pseudo-terminal (stdout discarded); returns what the terminal got.
+std::string stderr_on_terminal(const std::vector<std::string>& args) {
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  REQUIRE(master >= 0);
+  REQUIRE(::grantpt(master) == 0);
+  REQUIRE(::unlockpt(master) == 0);
+  const std::string slave_name = ::ptsname(master);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int slave = ::open(slave_name.c_str(), O_RDWR);
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (slave < 0 || null < 0) ::_exit(127);
+    ::dup2(slave, STDERR_FILENO);
+    ::dup2(null, STDOUT_FILENO);
+    std::vector<std::string> copy = args;
+    std::vector<char*> argv;
+    std::string binary = KVSIM_BINARY;
+    argv.push_back(binary.data());
+    for (auto& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(binary.c_str(), argv.data());
+    ::_exit(127);
+  }
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(master, buf, sizeof buf);
+    if (n <= 0) break;  // EIO once the child has closed the terminal
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ::close(master);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("cli: simulate and compare show progress on a terminal, nothing when piped",
+          "[cli][habits]") {
+  const std::vector<std::string> workload = {
+      "--model",      "llama-3-8b", "--gpu",          "h100-sxm", "--arrival",    "poisson",
+      "--rate",       "50",         "--num-requests", "60000",    "--prompt-len", "100",
+      "--output-len", "30",         "--format",       "json"};
+  std::vector<std::string> args = {"simulate"};
+  args.insert(args.end(), workload.begin(), workload.end());
+  const std::string tty = stderr_on_terminal(args);
+  CHECK(tty.find("simulate: simulated ") != std::string::npos);
+  CHECK(tty.find(" requests done, ") != std::string::npos);
+  CHECK(tty.find(" req/s") != std::string::npos);
+  const auto piped = run_kvsim(args);
+  REQUIRE(piped.exit_code == 0);
+  CHECK(piped.err.empty());
+  args[0] = "compare";
+  args.insert(args.end(), {"--allocator", "paged,contiguous-oracle"});
+  const std::string compare_tty = stderr_on_terminal(args);
+  CHECK(compare_tty.find("compare paged / vllm: simulated ") != std::string::npos);
+  CHECK(compare_tty.find("compare contiguous-oracle / vllm: simulated ") != std::string::npos);
+}
+
+TEST_CASE("cli: a misspelt subcommand or flag gets 'did you mean'", "[cli][habits]") {
+  auto r = run_kvsim({"simulat", "--model", "llama-3-8b"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("did you mean 'simulate'?") != std::string::npos);
+  r = run_kvsim({"trace", "stat", "x.csv"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("did you mean 'stats'?") != std::string::npos);
+  r = run_kvsim(with("simulate", small_run({"--max-num-seq", "8"})));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("did you mean '--max-num-seqs'?") != std::string::npos);
+  r = run_kvsim({"diff", "a.json", "b.json", "--rtl", "0.1"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("did you mean '--rtol'?") != std::string::npos);
+  r = run_kvsim({"frobnicate"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("did you mean") == std::string::npos);  // nothing close
+}
+
+TEST_CASE("cli: flags that do nothing here warn once on stderr", "[cli][habits]") {
+  auto r = run_kvsim(with("simulate", small_run({"--cv", "2", "--format", "json"})));
+  REQUIRE(r.exit_code == 0);
+  CHECK(count(r.err, "kvsim: warning: --cv shapes gamma arrivals only") == 1);
+  r = run_kvsim({"simulate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--arrival", "gamma",
+                 "--cv", "2", "--rate", "5", "--num-requests", "60", "--prompt-len", "200",
+                 "--output-len", "20", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("warning") == std::string::npos);
+  r = run_kvsim(with("simulate", small_run({"--placement", "first-fit", "--format", "json"})));
+  REQUIRE(r.exit_code == 0);
+  CHECK(count(r.err, "kvsim: warning: --placement places contiguous extents") == 1);
+  r = run_kvsim(with("simulate", small_run({"--placement", "first-fit", "--allocator",
+                                            "contiguous-max", "--format", "json"})));
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("warning") == std::string::npos);
+  r = run_kvsim(with("compare", small_run({"--placement", "first-fit", "--allocator",
+                                           "paged,contiguous-max", "--format", "json"})));
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("warning") == std::string::npos);  // the contiguous run uses it
+  r = run_kvsim({"simulate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--trace",
+                 source_dir() + "/traces/sharegpt_like.csv", "--max-requests", "40",
+                 "--enable-prefix-caching", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(count(r.err,
+              "kvsim: warning: --enable-prefix-caching: the workload carries no prefix "
+              "hashes") == 1);
+  r = run_kvsim(
+      with("simulate", small_run({"--enable-prefix-caching", "--shared-prefix-fraction", "0.5",
+                                  "--shared-prefix-tokens", "512", "--format", "json"})));
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("warning") == std::string::npos);
+}
+
+TEST_CASE("cli: summary CSV rows carry the deployment's inputs", "[cli][habits]") {
+  auto r = run_kvsim(with("simulate", small_run({"--format", "csv", "--tp", "2"})));
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.rfind("model,gpu,tensor_parallel_size,replicas,kv_cache_dtype,kv_dtype,allocator,"
+                    "placement,scheduler,preemption,block_size,max_num_seqs,"
+                    "max_num_batched_tokens,enable_prefix_caching,workload,seed,"
+                    "requests_completed,",
+                    0) == 0);
+  const std::string row = r.out.substr(r.out.find('\n') + 1);
+  CHECK(row.rfind("llama-3-8b,h100-sxm,2,1,auto,bf16,paged,buddy,vllm,recompute,16,256,", 0) == 0);
+  r = run_kvsim(
+      with("compare", small_run({"--format", "csv", "--allocator", "paged,contiguous-oracle"})));
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.rfind("label,model,gpu,", 0) == 0);
+  CHECK(r.out.find("\npaged / vllm,llama-3-8b,h100-sxm,1,1,auto,bf16,paged,") != std::string::npos);
+  CHECK(r.out.find("\ncontiguous-oracle / vllm,llama-3-8b,h100-sxm,1,1,auto,bf16,"
+                   "contiguous-oracle,") != std::string::npos);
+}
+
+TEST_CASE("cli: the compare table shows unfinished requests, SLO rows, no ratio to zero",
+          "[cli][habits]") {
+  const auto r = run_kvsim({"compare", "--config",
+                            source_dir() + "/configs/scenarios/opt-13b-a100-sharegpt.yaml",
+                            "--allocator", "paged,contiguous-max", "--time-limit", "30",
+                            "--slo-ttft", "2000", "--slo-tpot", "200", "--format", "table"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("unfinished (at the time limit)") != std::string::npos);
+  CHECK(r.out.find("SLO attainment") != std::string::npos);
+  CHECK(r.out.find("goodput (req/s)") != std::string::npos);
+  CHECK(r.out.find("TTFT p99 <= 2000 ms") != std::string::npos);
+  CHECK(r.out.find("all SLOs met") != std::string::npos);
+  // Paged has no external fragmentation: the contiguous column gets no ratio to 0.0%.
+  const std::size_t line = r.out.find("KV external fragmentation");
+  REQUIRE(line != std::string::npos);
+  const std::string ext = r.out.substr(line, r.out.find('\n', line) - line);
+  CHECK(ext.find("x)") == std::string::npos);
+  CHECK(r.out.find("KV token states") != std::string::npos);
+}
+
+TEST_CASE("cli: --html leaves the JSON report unchanged", "[cli][habits][html]") {
+  const std::string dir = temp_dir();
+  const auto plain = run_kvsim(with("simulate", small_run({"--format", "json"})));
+  const auto html =
+      run_kvsim(with("simulate", small_run({"--format", "json", "--html", dir + "/r.html"})));
+  REQUIRE(plain.exit_code == 0);
+  REQUIRE(html.exit_code == 0);
+  CHECK(plain.out == html.out);
+  const std::string page = slurp(dir + "/r.html");
+  CHECK(page.rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(page.find("\"timeline\":{\"t\":[") != std::string::npos);
+}
