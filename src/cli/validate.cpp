@@ -297,7 +297,16 @@ void run_validate(const ValidateFlags& f) {
           const double e = rel((*row.simulated).*field, (*row.real).*field);
           if (std::isfinite(e)) err = fixed(e, 6);
         }
-        s += row.name + "," + stat + "," + real + "," + simd + "," + err + "\n";
+        s += row.name;
+        s += ',';
+        s += stat;
+        s += ',';
+        s += real;
+        s += ',';
+        s += simd;
+        s += ',';
+        s += err;
+        s += '\n';
       }
     }
     return s;

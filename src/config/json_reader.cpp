@@ -132,14 +132,20 @@ void warn_near_miss_keys(const KeyLog& log, const std::string& file, const Locat
         const std::size_t longer = std::max(asked.size(), key.size());
         if (longer - std::min(asked.size(), key.size()) > 1) continue;
         if (edit_distance(key, asked) != 1) continue;
-        const std::string field = path.empty() ? key : path + "." + key;
+        std::string field = path;
+        if (!field.empty()) field += '.';
+        field += key;
         ErrorLocation where{file, 0, 0, field};
         if (auto p = locator.find(field)) {
           where.line = p->line;
           where.column = p->column;
         }
-        warn(where, "unknown key, did you mean '" + asked + "'? (ignored: read as if '" + asked +
-                        "' were absent)");
+        std::string message = "unknown key, did you mean '";
+        message += asked;
+        message += "'? (ignored: read as if '";
+        message += asked;
+        message += "' were absent)";
+        warn(where, message);
         break;
       }
     }

@@ -58,13 +58,19 @@ class DocumentChecker {
                     "expected a text key, got " + describe_node(kv.first));
       }
       const std::string& key = kv.first.Scalar();
-      const std::string child = path.empty() ? key : path + "." + key;
+      std::string child = path;
+      if (!child.empty()) child += '.';
+      child += key;
       const auto [it, inserted] = seen.emplace(key, kv.first.Mark());
       if (!inserted) {
         std::string first = "earlier";
         if (it->second.line >= 0) first = "at line " + std::to_string(it->second.line + 1);
-        throw Error(node_location(kv.first, file_, child),
-                    "duplicate key '" + key + "' (first given " + first + ")");
+        std::string message = "duplicate key '";
+        message += key;
+        message += "' (first given ";
+        message += first;
+        message += ')';
+        throw Error(node_location(kv.first, file_, child), message);
       }
       // yaml-cpp reads a bare `key` (no ':'), e.g. a file cut off mid-line, as `key: null`; the
       // null then starts where the key does, which an explicit `key:` never does.
