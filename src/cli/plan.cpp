@@ -27,7 +27,6 @@
 #include "plan/load_search.h"
 #include "plan/planner.h"
 #include "plan/sizing.h"
-#include "plan/slo.h"
 #include "plan/sweep_runner.h"
 #include "report/diff.h"
 #include "report/html.h"
@@ -37,6 +36,7 @@
 #include "report/spec_json.h"
 #include "report/trace_report.h"
 #include "run/resolve.h"
+#include "sim/slo.h"
 
 namespace kvsim::cli {
 namespace {
@@ -57,38 +57,35 @@ struct PlanFlags {
   report::OutputOptions output;
 };
 
-plan::SloSpec slo_for(const config::Scenario& s, const config::PlanSection& section,
-                      const PlanFlags& f) {
-  plan::SloSpec slo;
-  slo.ttft = {ns_to_seconds(s.sim.slo.ttft_ns), s.sim.slo.percentile};
-  slo.tpot = {ns_to_seconds(s.sim.slo.tpot_ns), s.sim.slo.percentile};
-  slo.e2e = {ns_to_seconds(s.sim.slo.e2e_ns), s.sim.slo.percentile};
+// The point's SLO: the flags beat the plan section, which beats the scenario's slo: section.
+sim::SloOptions slo_for(const config::Scenario& s, const config::PlanSection& section,
+                        const PlanFlags& f) {
+  sim::SloOptions slo = s.sim.slo;
   if (section.slo) {
     const config::PlanSloSection& p = *section.slo;
-    if (p.percentile)
-      slo.ttft.percentile = slo.tpot.percentile = slo.e2e.percentile = *p.percentile;
-    if (p.ttft_ms) slo.ttft.target_s = *p.ttft_ms / 1e3;
-    if (p.tpot_ms) slo.tpot.target_s = *p.tpot_ms / 1e3;
-    if (p.e2e_ms) slo.e2e.target_s = *p.e2e_ms / 1e3;
-    if (p.ttft_percentile) slo.ttft.percentile = *p.ttft_percentile;
-    if (p.tpot_percentile) slo.tpot.percentile = *p.tpot_percentile;
-    if (p.e2e_percentile) slo.e2e.percentile = *p.e2e_percentile;
+    if (p.percentile) slo.percentile = *p.percentile;
+    if (p.ttft_ms) slo.ttft_ns = seconds_to_ns(*p.ttft_ms / 1e3);
+    if (p.tpot_ms) slo.tpot_ns = seconds_to_ns(*p.tpot_ms / 1e3);
+    if (p.e2e_ms) slo.e2e_ns = seconds_to_ns(*p.e2e_ms / 1e3);
+    if (p.ttft_percentile) slo.ttft_percentile = *p.ttft_percentile;
+    if (p.tpot_percentile) slo.tpot_percentile = *p.tpot_percentile;
+    if (p.e2e_percentile) slo.e2e_percentile = *p.e2e_percentile;
     if (p.attainment) slo.attainment = *p.attainment;
   }
-  // The SLO flags beat the plan section, which beats the scenario's slo: section.
   const config::Scenario flagged = scenario_from_flags(f.settings);
   const sim::SloOptions& given = flagged.sim.slo;
-  if (f.settings.find("--slo-ttft")) slo.ttft.target_s = ns_to_seconds(given.ttft_ns);
-  if (f.settings.find("--slo-tpot")) slo.tpot.target_s = ns_to_seconds(given.tpot_ns);
-  if (f.settings.find("--slo-e2e")) slo.e2e.target_s = ns_to_seconds(given.e2e_ns);
+  if (f.settings.find("--slo-ttft")) slo.ttft_ns = given.ttft_ns;
+  if (f.settings.find("--slo-tpot")) slo.tpot_ns = given.tpot_ns;
+  if (f.settings.find("--slo-e2e")) slo.e2e_ns = given.e2e_ns;
   if (f.settings.find("--slo-percentile")) {
-    slo.ttft.percentile = slo.tpot.percentile = slo.e2e.percentile = given.percentile;
+    slo.percentile = given.percentile;
+    slo.ttft_percentile = slo.tpot_percentile = slo.e2e_percentile = std::nullopt;
   }
   if (!f.slo_attainment.empty()) {
     slo.attainment = number_in("--slo-attainment", f.slo_attainment, 0, 1, /*open_low=*/false,
                                "a fraction in [0, 1]");
   }
-  plan::validate_slo(slo);
+  sim::validate_slo(slo);
   return slo;
 }
 
@@ -185,7 +182,7 @@ PreparedPoint prepare_point(const config::ScenarioGridPoint& point,
   const run::Deployment& d = p.resolved.deployment;
 
   p.report.slo = slo_for(s, section, f);
-  p.resolved.sim.slo = plan::sim_slo(p.report.slo);
+  p.resolved.sim.slo = p.report.slo;
 
   report::PlanPoint& rp = p.report;
   rp.axes = point.axes;
@@ -201,10 +198,12 @@ PreparedPoint prepare_point(const config::ScenarioGridPoint& point,
   // The resume key: everything a deployment's record depends on (not the target or prices).
   report::Json key = rp.inputs;
   key["kvsim_version"] = KVSIM_VERSION;
-  key["slo"] = report::Json{{"ttft", {p.report.slo.ttft.target_s, p.report.slo.ttft.percentile}},
-                            {"tpot", {p.report.slo.tpot.target_s, p.report.slo.tpot.percentile}},
-                            {"e2e", {p.report.slo.e2e.target_s, p.report.slo.e2e.percentile}},
-                            {"attainment", p.report.slo.attainment}};
+  report::Json slo_key = report::Json::object();
+  for (const sim::LatencyTarget& t : sim::latency_targets(p.report.slo)) {
+    slo_key[t.metric_name] = {ns_to_seconds(t.target_ns), t.percentile};
+  }
+  slo_key["attainment"] = p.report.slo.attainment;
+  key["slo"] = std::move(slo_key);
   key["search"] = {search.start_rate_rps, search.growth,       search.rel_tolerance,
                    search.min_rate_rps,   search.max_rate_rps, search.max_probes};
   // With a target, each record carries its sizing checked by simulation at the target.

@@ -24,20 +24,17 @@ Json null_if_empty(const std::string& s) {
 }
 
 // The latencies the SLOs constrain, at their percentiles: {"ttft_p99": seconds, ...}.
-Json observed_json(const plan::Probe& p, const plan::SloSpec& slo) {
-  const sim::Metrics& m = p.result.metrics;
+Json observed_json(const plan::Probe& p, const sim::SloOptions& slo) {
+  const sim::SloObservation observed = sim::observe(p.result.metrics);
   Json j = Json::object();
-  const std::tuple<const plan::LatencySlo*, const sim::LatencyHistogram*, const char*> all[] = {
-      {&slo.ttft, &m.ttft, "ttft"}, {&slo.tpot, &m.tpot, "tpot"}, {&slo.e2e, &m.e2e, "e2e"}};
-  for (const auto& [l, histogram, name] : all) {
-    if (l->active())
-      j[plan::latency_slo_name(name, l->percentile)] = histogram->percentile(l->percentile) * 1e-9;
+  for (const sim::LatencyTarget& t : sim::latency_targets(slo)) {
+    if (t.active()) j[t.name()] = observed.latency_ns(t.metric, t.percentile) * 1e-9;
   }
   return j;
 }
 
 // The probe at the max rate: everything measured there.
-Json at_max_json(const plan::Probe& p, const plan::SloSpec& slo) {
+Json at_max_json(const plan::Probe& p, const sim::SloOptions& slo) {
   Json j;
   j["rate_rps"] = p.rate_rps;
   j["attainment"] = p.attainment;
@@ -45,13 +42,13 @@ Json at_max_json(const plan::Probe& p, const plan::SloSpec& slo) {
   const double tpot_mean_s = m.tpot.count() > 0 ? m.tpot.mean() * 1e-9 : 0.0;
   j["per_user_tokens_per_s"] = tpot_mean_s > 0 ? 1.0 / tpot_mean_s : 0.0;
   j["observed"] = observed_json(p, slo);
-  j["metrics"] = summary_json(p.result, plan::sim_slo(slo));
+  j["metrics"] = summary_json(p.result, slo);
   j["memory"] = memory_json(p.result);
   return j;
 }
 
 // The lowest failing probe: what broke, and by how much.
-Json above_json(const plan::Probe& p, const plan::SloSpec& slo) {
+Json above_json(const plan::Probe& p, const sim::SloOptions& slo) {
   Json j;
   j["rate_rps"] = p.rate_rps;
   j["limiting"] = p.verdict.limiting;
@@ -61,14 +58,15 @@ Json above_json(const plan::Probe& p, const plan::SloSpec& slo) {
   return j;
 }
 
-Json slo_json(const plan::SloSpec& slo) {
-  auto latency = [](const plan::LatencySlo& l) {
-    return l.active() ? Json{{"target_s", l.target_s}, {"percentile", l.percentile}} : Json();
-  };
-  return Json{{"ttft", latency(slo.ttft)},
-              {"tpot", latency(slo.tpot)},
-              {"e2e", latency(slo.e2e)},
-              {"attainment", slo.attainment}};
+Json slo_json(const sim::SloOptions& slo) {
+  Json j = Json::object();
+  for (const sim::LatencyTarget& t : sim::latency_targets(slo)) {
+    j[t.metric_name] =
+        t.active() ? Json{{"target_s", ns_to_seconds(t.target_ns)}, {"percentile", t.percentile}}
+                   : Json();
+  }
+  j["attainment"] = slo.attainment;
+  return j;
 }
 
 double num(const Json& j, const char* key, double fallback = 0.0) {
@@ -132,7 +130,7 @@ std::string limit_text(const Json& d) {
 
 }  // namespace
 
-Json deployment_record(const plan::DeploymentPlan& plan, const plan::SloSpec& slo) {
+Json deployment_record(const plan::DeploymentPlan& plan, const sim::SloOptions& slo) {
   Json r;
   r["status"] = std::string(plan::search_status_name(plan.search.status));
   r["error"] = nullptr;

@@ -36,15 +36,15 @@
 #include "config/scenario_grid.h"
 #include "plan/load_search.h"
 #include "plan/planner.h"
-#include "plan/slo.h"
 #include "report/json.h"
+#include "sim/slo.h"
 
 namespace kvsim::report {
 
 // The runner's record of one deployment: the search and the metrics at its max rate (and at the
 // lowest failing rate). It depends only on the deployment, workload, SLOs and search options,
 // not on the target rate or prices, so those can change without re-simulating.
-Json deployment_record(const plan::DeploymentPlan& plan, const plan::SloSpec& slo);
+Json deployment_record(const plan::DeploymentPlan& plan, const sim::SloOptions& slo);
 // The record of a deployment that cannot run at all (e.g. the model does not fit the GPU).
 Json deployment_error_record(const std::string& message);
 
@@ -57,7 +57,7 @@ struct PlanPoint {
   std::vector<config::AxisValue> axes;
   std::string label;  // e.g. "llama-3-70b on 4 × h100-sxm (TP 4)"
   Json inputs;        // {model, hardware, serving, workload, seed}
-  plan::SloSpec slo;
+  sim::SloOptions slo;
   std::int64_t replicas = 1;
   std::int64_t gpus_per_replica = 1;
   double gpu_price_per_hour = 0.0;  // after overrides

@@ -37,7 +37,7 @@ report::PlanPoint point(const std::string& gpu, std::int64_t tp, double price) {
   p.axes = {{"gpu", gpu}, {"tensor_parallel_size", std::to_string(tp)}, {"block_size", "16"}};
   p.label = "m on " + std::to_string(tp) + " × " + gpu;
   p.inputs = Json::object();
-  p.slo.tpot = {0.1, 99};
+  p.slo.tpot_ns = 100'000'000;
   p.gpus_per_replica = tp;
   p.gpu_price_per_hour = price;
   return p;
