@@ -25,6 +25,7 @@
 #include "config/scenario_grid.h"
 #include "plan/cluster.h"
 #include "plan/load_search.h"
+#include "plan/plan_record.h"
 #include "plan/planner.h"
 #include "plan/sizing.h"
 #include "plan/sweep_runner.h"
@@ -247,21 +248,21 @@ std::string plan_point(const PreparedPoint& p, const plan::SearchOptions& search
     built = std::make_shared<const sim::BuiltDeployment>(
         sim::build_deployment(p.resolved.deployment_inputs(), p.resolved.sim));
   } catch (const Error& e) {
-    return compact(report::deployment_error_record(e.message()));
+    return compact(plan::to_json(plan::error_record(e.message())));
   }
   plan::PlanTarget target_i{built, p.resolved.sim, p.resolved.workload};
   const plan::DeploymentPlan dp = plan::plan_deployment(target_i, {p.report.slo, search});
-  report::Json record = report::deployment_record(dp, p.report.slo);
+  plan::DeploymentRecord record = report::deployment_record(dp, p.report.slo);
   if (target && dp.at_max && dp.search.max_rate_rps > 0) {
     plan::CapacityPoint c;
     c.feasible = true;
     c.max_rate_rps = dp.search.max_rate_rps;
     c.replicas = p.report.replicas;
     const std::int64_t estimate = plan::linear_replicas_estimate(c, *target);
-    record["sizing"] = report::sizing_json(
-        plan::size_for_target(target_i, p.report.slo, dp.base_rate_rps, *target, estimate));
+    record.sizing =
+        plan::size_for_target(target_i, p.report.slo, dp.base_rate_rps, *target, estimate);
   }
-  return compact(record);
+  return compact(plan::to_json(record));
 }
 
 void run_plan(PlanFlags& f) {
@@ -301,11 +302,11 @@ void run_plan(PlanFlags& f) {
       keys, [&](std::size_t i) { return plan_point(points[i], search, target); }, runner, &stats);
   if (world.rank() != 0) return;
 
-  std::vector<report::Json> records;
+  std::vector<plan::DeploymentRecord> records;
   std::vector<report::PlanPoint> report_points;
   for (std::size_t i = 0; i < results.size(); ++i) {
-    records.push_back(
-        report::parse_json_text(results[i], "result of deployment " + std::to_string(i)));
+    const std::string what = "result of deployment " + std::to_string(i);
+    records.push_back(plan::record_from_json(report::parse_json_text(results[i], what), what));
     report_points.push_back(points[i].report);
   }
   report::PlanReportSettings settings;
