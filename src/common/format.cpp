@@ -55,6 +55,12 @@ std::string human_bytes_binary(Bytes bytes) {
   return scaled(static_cast<double>(bytes), 1024.0, kUnits, 6);
 }
 
+std::string exact_bytes(Bytes bytes) {
+  std::string s = with_commas(bytes) + " B";
+  if (bytes >= 1000) s += " (" + human_bytes(bytes) + ")";
+  return s;
+}
+
 std::string percent(double fraction, int decimals) {
   return fixed(fraction * 100.0, decimals) + "%";
 }

@@ -17,6 +17,8 @@ std::string fixed(double value, int decimals);
 std::string human_bytes(Bytes bytes);
 // Binary units: 42949672960 → "40.00 GiB".
 std::string human_bytes_binary(Bytes bytes);
+// Exact, then human: 42949672960 → "42,949,672,960 B (42.95 GB)"; under 1000 B no parenthesis.
+std::string exact_bytes(Bytes bytes);
 // 0.2041 → "20.4%".
 std::string percent(double fraction, int decimals = 1);
 // Seconds in the unit a person would pick: "850 us", "12.3 ms", "1.25 s".

@@ -1,16 +1,11 @@
 #include "report/kv_report.h"
 
 #include "common/format.h"
+#include "report/kv_vllm_report.h"
 #include "report/table.h"
 
 namespace kvsim::report {
 namespace {
-
-std::string bytes_text(Bytes b) {
-  std::string s = with_commas(b) + " B";
-  if (b >= 1000) s += " (" + human_bytes(b) + ")";
-  return s;
-}
 
 std::string element_bytes(const model::KvFormat& f) {
   const int bits = model::bits_per_element(f.dtype);
@@ -85,58 +80,6 @@ Json budget_json(const model::KvBudget& b) {
               {"kv_budget_bytes", b.kv_budget_bytes},
               {"fits", b.fits},
               {"shortfall_bytes", b.shortfall_bytes}};
-}
-
-double gib(Bytes b) {
-  return static_cast<double>(b) / static_cast<double>(kGiB);
-}
-
-std::vector<std::string> vllm_log_lines(const KvReport& r) {
-  const model::VllmMemoryProfile& p = *r.vllm_profile;
-  const model::VllmKvCacheLayout& l = *r.vllm_layout;
-  return {model::vllm_available_line(p.available_kv_bytes),
-          model::vllm_cache_size_line(l.kv_cache_tokens),
-          model::vllm_concurrency_line(l.max_model_len, l.max_concurrency)};
-}
-
-Json vllm_json(const KvReport& r) {
-  const model::VllmMemoryProfile& p = *r.vllm_profile;
-  const model::VllmKvCacheLayout& l = *r.vllm_layout;
-  Json profile{{"total_memory_bytes", p.total_memory_bytes},
-               {"total_memory_source", p.total_memory_measured ? "measured" : "estimated"},
-               {"gpu_memory_utilization", p.gpu_memory_utilization},
-               {"requested_bytes", p.requested_bytes},
-               {"weights_bytes", p.weights_bytes},
-               {"expert_padding_bytes", p.expert_padding_bytes},
-               {"max_num_batched_tokens", p.max_num_batched_tokens},
-               {"max_num_seqs", p.max_num_seqs},
-               {"forward_peak_bytes", p.forward_peak_bytes},
-               {"sampler_peak_bytes", p.sampler_peak_bytes},
-               {"activation_peak_bytes", p.activation_peak_bytes},
-               {"non_torch_bytes", p.non_torch_bytes},
-               {"cuda_graph_bytes", p.cuda_graph_bytes},
-               {"non_kv_bytes", p.non_kv_bytes},
-               {"kv_cache_memory_given", p.kv_cache_memory_given}};
-  return Json{{"version", model::kVllmV1Version},
-              {"engine", "v1"},
-              {"profile", profile},
-              {"fits", p.fits},
-              {"shortfall_bytes", p.shortfall_bytes},
-              {"available_kv_cache_bytes", p.available_kv_bytes},
-              {"available_kv_cache_gib", gib(p.available_kv_bytes)},
-              {"num_kv_cache_groups", l.num_groups},
-              {"group_size", l.group_size},
-              {"block_bytes", l.block_bytes},
-              {"num_gpu_blocks", l.num_blocks},
-              {"num_gpu_blocks_override",
-               r.num_gpu_blocks_override ? Json(*r.num_gpu_blocks_override) : Json(nullptr)},
-              {"gpu_kv_cache_tokens", l.kv_cache_tokens},
-              {"max_model_len", l.max_model_len},
-              {"blocks_per_request", l.blocks_per_request},
-              {"max_concurrency", l.max_concurrency},
-              {"serves_max_model_len", p.fits && l.blocks_per_request <= l.num_blocks},
-              {"estimated_max_model_len", l.estimated_max_model_len},
-              {"log_lines", vllm_log_lines(r)}};
 }
 
 }  // namespace
@@ -243,77 +186,49 @@ std::string variants_table(const KvReport& r) {
   return out;
 }
 
-// --engine v1: the worker's memory profile, then the three lines vLLM logs.
-std::string vllm_table(const KvReport& r) {
-  const model::VllmMemoryProfile& p = *r.vllm_profile;
-  const model::VllmKvCacheLayout& l = *r.vllm_layout;
-  const std::int64_t max_len = l.max_model_len;
-  KeyValueTable t;
-  t.add_section("vLLM V1 memory profile per GPU (vLLM " + std::string(model::kVllmV1Version) +
-                ", " + r.hardware->name + ")");
-  t.add("total GPU memory (CUDA)", bytes_text(p.total_memory_bytes),
-        p.total_memory_measured
-            ? "cudaMemGetInfo total, from the GPU profile"
-            : "estimated: nvidia-smi total − " + human_bytes(model::kDefaultCudaReservedBytes) +
-                  " driver reserve");
-  t.add("× gpu-memory-utilization " + fixed(p.gpu_memory_utilization, 2),
-        bytes_text(p.requested_bytes), "requested memory");
-  if (p.kv_cache_memory_given) {
-    t.add("KV cache memory (given)", bytes_text(p.available_kv_bytes),
-          "--kv-cache-memory-bytes: no profiling");
+namespace {
+
+// The "DOES NOT FIT" paragraph of --engine v0: what is short, and the TP that would fit.
+std::string does_not_fit_text(const KvReport& r) {
+  const model::KvBudget& b = *r.analysis.budget;
+  const std::int64_t tp = r.analysis.query.tensor_parallel_size;
+  std::string out = "\nDOES NOT FIT: " + r.model.name + " needs " + human_bytes(b.weights_bytes) +
+                    " of weights per GPU at tensor-parallel size " + n(tp) + " (plus " +
+                    human_bytes(b.activation_reserve_bytes + b.runtime_overhead_bytes) +
+                    " of activation reserve and runtime overhead), but one " + r.hardware->name +
+                    " has " + human_bytes(b.usable_bytes) + " usable (" +
+                    human_bytes(b.memory_bytes) + " × " + fixed(b.gpu_memory_utilization, 2) +
+                    "); short by " + human_bytes(b.shortfall_bytes) + ".\n";
+  if (r.min_fitting_tensor_parallel_size) {
+    const std::int64_t need = *r.min_fitting_tensor_parallel_size;
+    out += "It fits from --tensor-parallel-size " + n(need) + " on " + r.hardware->name +
+           (need > r.hardware->gpus_per_node
+                ? " (more GPUs than one " + n(r.hardware->gpus_per_node) + "-GPU node holds)"
+                : "") +
+           ".\n";
   } else {
-    t.add("− model weights", bytes_text(p.weights_bytes));
-    t.add("− activation peak", bytes_text(p.activation_peak_bytes),
-          r.activation_reserve_estimated
-              ? "max(forward over " + n(p.max_num_batched_tokens) + " tokens " +
-                    human_bytes(p.forward_peak_bytes) + ", sampler over " +
-                    n(std::min(p.max_num_seqs, p.max_num_batched_tokens)) + " seqs " +
-                    human_bytes(p.sampler_peak_bytes) + ")"
-              : "as given (--activation-reserve-gib)");
-    t.add(
-        "− non-torch memory", bytes_text(p.non_torch_bytes),
-        "workspaces" +
-            std::string(r.analysis.query.tensor_parallel_size > 1 ? ", NCCL and all-reduce buffers"
-                                                                  : "") +
-            "; the CUDA context precedes vLLM's snapshot");
-    t.add("− CUDA graphs", bytes_text(p.cuda_graph_bytes),
-          "captured after the KV cache, from the headroom");
-    t.add("= available KV cache memory", p.fits ? bytes_text(p.available_kv_bytes) : "0 B",
-          p.fits ? "" : "DOES NOT FIT: short by " + human_bytes(p.shortfall_bytes));
-  }
-  t.add_section("KV cache");
-  t.add("KV cache groups", n(l.num_groups),
-        n(l.group_size) + " layers each; a block spans them: " + with_commas(l.block_bytes) + " B");
-  t.add("GPU blocks of " + n(r.analysis.query.block_size) + " tokens", n(l.num_blocks),
-        r.num_gpu_blocks_override ? "--num-gpu-blocks-override" : "= available / block bytes");
-  t.add("blocks per request", n(l.blocks_per_request), "at " + n(max_len) + " tokens");
-  std::string out = t.render();
-  out += "\nAs vLLM logs it:\n";
-  for (const std::string& line : vllm_log_lines(r)) out += "  " + line + "\n";
-  if (!p.fits || l.blocks_per_request > l.num_blocks) {
-    out += "\nDOES NOT START: one request of " + n(max_len) +
-           " tokens needs more KV cache than is available; vLLM estimates the longest it can "
-           "serve at " +
-           n(l.estimated_max_model_len) +
-           " tokens (lower --max-model-len, or raise --gpu-memory-utilization or "
-           "--tensor-parallel-size).\n";
+    out += "It fits on no tensor-parallel size up to 64 " + r.hardware->name + " GPUs.\n";
   }
   return out;
 }
 
-std::string kv_report_table(const KvReport& r) {
+// The table's title: model, GPUs and the KV cache format.
+std::string kv_table_title(const KvReport& r) {
+  const model::ModelSpec& m = r.model;
+  std::string title = "kvsim kv: " + m.name;
+  if (!m.display_name.empty()) title += " (" + m.display_name + ")";
+  if (r.hardware)
+    title += " on " + n(r.analysis.query.tensor_parallel_size) + " × " + r.hardware->name;
+  return title + ", KV cache " + model::kv_format_name(r.analysis.query.format) +
+         " (--kv-cache-dtype " + r.serving.kv_cache_dtype + ")";
+}
+
+// "KV bytes per token (whole model)": each group's formula, per layer, per token, per GPU.
+void add_bytes_per_token(KeyValueTable& t, const KvReport& r) {
   const model::ModelSpec& m = r.model;
   const model::KvAnalysis& a = r.analysis;
   const model::KvFormat& f = a.query.format;
   const std::int64_t tp = a.query.tensor_parallel_size;
-  KeyValueTable t;
-  std::string title = "kvsim kv: " + m.name;
-  if (!m.display_name.empty()) title += " (" + m.display_name + ")";
-  if (r.hardware) title += " on " + n(tp) + " × " + r.hardware->name;
-  title += ", KV cache " + model::kv_format_name(f) + " (--kv-cache-dtype " +
-           r.serving.kv_cache_dtype + ")";
-  t.set_title(title);
-
   t.add_section("KV bytes per token (whole model)");
   for (const auto& g : model::kv_groups(m, f, 1)) {
     const std::string label = a.groups.size() > 1 || g.kind != model::LayerKind::kFullAttention
@@ -351,7 +266,13 @@ std::string kv_report_table(const KvReport& r) {
   if (tp > 1) {
     t.add("per token per GPU", with_commas(a.bytes_per_token_per_gpu) + " B", tp_note(m, tp));
   }
+}
 
+// "Batch × context" and "Weights".
+void add_batch_and_weights(KeyValueTable& t, const KvReport& r) {
+  const model::ModelSpec& m = r.model;
+  const model::KvAnalysis& a = r.analysis;
+  const std::int64_t tp = a.query.tensor_parallel_size;
   t.add_section("Batch × context");
   const std::int64_t batch = a.query.batch, ctx = a.query.context;
   t.add("sequences × tokens", n(batch) + " × " + n(ctx), "= " + n(batch * ctx) + " tokens");
@@ -359,74 +280,64 @@ std::string kv_report_table(const KvReport& r) {
     t.add("window cap", n(m.attention.sliding_window) + " tokens",
           "sliding layers keep only the last " + n(m.attention.sliding_window) + " tokens");
   }
-  t.add("KV per sequence", bytes_text(a.bytes_per_sequence));
-  t.add("KV total", bytes_text(a.total_bytes));
-  if (tp > 1) t.add("KV total per GPU", bytes_text(a.total_bytes_per_gpu));
+  t.add("KV per sequence", exact_bytes(a.bytes_per_sequence));
+  t.add("KV total", exact_bytes(a.total_bytes));
+  if (tp > 1) t.add("KV total per GPU", exact_bytes(a.total_bytes_per_gpu));
 
   t.add_section("Weights");
   t.add("parameters", n(static_cast<std::int64_t>(a.num_parameters)));
-  t.add("weights", bytes_text(a.weights_bytes), std::string(model::dtype_name(m.weight_dtype)));
-  if (tp > 1) t.add("weights per GPU", bytes_text(a.weights_bytes_per_gpu), "TP " + n(tp));
+  t.add("weights", exact_bytes(a.weights_bytes), std::string(model::dtype_name(m.weight_dtype)));
+  if (tp > 1) t.add("weights per GPU", exact_bytes(a.weights_bytes_per_gpu), "TP " + n(tp));
+}
 
+// The V0-style budget and capacity sections (--engine v0), rendered with the table so far.
+std::string v0_budget_text(KeyValueTable& t, const KvReport& r) {
+  const model::KvBudget& b = *r.analysis.budget;
+  const model::KvCapacity& c = *r.analysis.capacity;
+  t.add_section("KV budget per GPU (" + r.hardware->name + ")");
+  t.add("GPU memory", exact_bytes(b.memory_bytes));
+  t.add("× gpu-memory-utilization " + fixed(b.gpu_memory_utilization, 2),
+        exact_bytes(b.usable_bytes));
+  t.add("− weights per GPU", exact_bytes(b.weights_bytes));
+  t.add("− activation reserve", exact_bytes(b.activation_reserve_bytes),
+        r.activation_reserve_estimated ? "peak forward activations (default estimate)"
+                                       : "peak forward activations (as given)");
+  t.add("− runtime overhead", exact_bytes(b.runtime_overhead_bytes),
+        "CUDA context, workspaces, NCCL, CUDA graphs");
+  if (!b.fits) {
+    t.add("= KV budget", "0 B", "DOES NOT FIT");
+    return t.render() + does_not_fit_text(r);
+  }
+  t.add("= KV budget", exact_bytes(b.kv_budget_bytes));
+  t.add_section("Capacity per GPU");
+  t.add("max cached tokens", n(c.max_cached_tokens),
+        "= budget / " + with_commas(c.bytes_per_token) + " B per token");
+  t.add("blocks of " + n(c.block_size) + " tokens", n(c.num_blocks),
+        "= budget / " + with_commas(c.block_bytes) + " B per block");
+  t.add("max concurrent sequences", n(c.max_concurrent_sequences),
+        "at " + n(c.context) + " tokens: " + with_commas(c.bytes_per_sequence) + " B each (paged)");
+  return t.render();
+}
+
+}  // namespace
+
+std::string kv_report_table(const KvReport& r) {
+  KeyValueTable t;
+  t.set_title(kv_table_title(r));
+  add_bytes_per_token(t, r);
+  add_batch_and_weights(t, r);
   std::string out;
-  if (!a.budget) {
+  if (!r.analysis.budget) {
     t.add_section("KV budget per GPU");
     t.add("not computed", "",
           "no --gpu given: budget, cached tokens, blocks and concurrency need a GPU");
     out = t.render();
+  } else if (r.vllm_profile && r.vllm_layout) {
+    out = t.render() + vllm_table(r);
   } else {
-    const model::KvBudget& b = *a.budget;
-    const model::KvCapacity& c = *a.capacity;
-    if (r.vllm_profile && r.vllm_layout) {
-      out = t.render() + vllm_table(r);
-      return out + variants_table(r);
-    }
-    t.add_section("KV budget per GPU (" + r.hardware->name + ")");
-    t.add("GPU memory", bytes_text(b.memory_bytes));
-    t.add("× gpu-memory-utilization " + fixed(b.gpu_memory_utilization, 2),
-          bytes_text(b.usable_bytes));
-    t.add("− weights per GPU", bytes_text(b.weights_bytes));
-    t.add("− activation reserve", bytes_text(b.activation_reserve_bytes),
-          r.activation_reserve_estimated ? "peak forward activations (default estimate)"
-                                         : "peak forward activations (as given)");
-    t.add("− runtime overhead", bytes_text(b.runtime_overhead_bytes),
-          "CUDA context, workspaces, NCCL, CUDA graphs");
-    if (b.fits) {
-      t.add("= KV budget", bytes_text(b.kv_budget_bytes));
-      t.add_section("Capacity per GPU");
-      t.add("max cached tokens", n(c.max_cached_tokens),
-            "= budget / " + with_commas(c.bytes_per_token) + " B per token");
-      t.add("blocks of " + n(c.block_size) + " tokens", n(c.num_blocks),
-            "= budget / " + with_commas(c.block_bytes) + " B per block");
-      t.add("max concurrent sequences", n(c.max_concurrent_sequences),
-            "at " + n(c.context) + " tokens: " + with_commas(c.bytes_per_sequence) +
-                " B each (paged)");
-      out = t.render();
-    } else {
-      t.add("= KV budget", "0 B", "DOES NOT FIT");
-      out = t.render();
-      out += "\nDOES NOT FIT: " + m.name + " needs " + human_bytes(b.weights_bytes) +
-             " of weights per GPU at tensor-parallel size " + n(tp) + " (plus " +
-             human_bytes(b.activation_reserve_bytes + b.runtime_overhead_bytes) +
-             " of activation reserve and runtime overhead), but one " + r.hardware->name + " has " +
-             human_bytes(b.usable_bytes) + " usable (" + human_bytes(b.memory_bytes) + " × " +
-             fixed(b.gpu_memory_utilization, 2) + "); short by " + human_bytes(b.shortfall_bytes) +
-             ".\n";
-      if (r.min_fitting_tensor_parallel_size) {
-        const std::int64_t need = *r.min_fitting_tensor_parallel_size;
-        out += "It fits from --tensor-parallel-size " + n(need) + " on " + r.hardware->name +
-               (need > r.hardware->gpus_per_node
-                    ? " (more GPUs than one " + n(r.hardware->gpus_per_node) + "-GPU node holds)"
-                    : "") +
-               ".\n";
-      } else {
-        out += "It fits on no tensor-parallel size up to 64 " + r.hardware->name + " GPUs.\n";
-      }
-    }
+    out = v0_budget_text(t, r);
   }
-
-  out += variants_table(r);
-  return out;
+  return out + variants_table(r);
 }
 
 std::string kv_report_csv(const KvReport& r) {
