@@ -209,6 +209,7 @@ Json plan_json(const PlanReportSettings& settings, const std::vector<PlanPoint>&
   doc["settings"] = settings_json(settings, varying_axes(points));
 
   std::vector<plan::DeploymentCost> costs;
+  costs.reserve(points.size());
   for (const PlanPoint& p : points) {
     costs.push_back({p.replicas, p.gpus_per_replica, p.gpu_price_per_hour});
   }
