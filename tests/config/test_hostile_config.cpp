@@ -111,6 +111,28 @@ TEST_CASE("yaml: nested aliases (billion laughs) are an error, not exponential t
              Contains("expands to more than 100000 values"));
 }
 
+TEST_CASE("yaml: aliases expanding to 100,001 to 1,000,000 values are an error too",
+          "[config][yaml][hostile]") {
+  // Six levels of nine references: 9^6 = 531,441 values. Under the old 1,000,000 bound this
+  // passed the check, and walking it took > 10 s under the sanitizers (fuzz_scenario timeout,
+  // tests/fuzz/corpus/scenario/timeout-billion-laughs-mutated.yaml).
+  std::string text = "a: &a [x, x, x, x, x, x, x, x, x]\n";
+  std::string previous = "a";
+  for (char c = 'b'; c <= 'f'; ++c) {
+    text += std::string(1, c) + ": &" + std::string(1, c) + " [";
+    for (int i = 0; i < 9; ++i) text += (i ? ", *" : "*") + previous;
+    text += "]\n";
+    previous = std::string(1, c);
+  }
+  CHECK_THAT(error_of([&] { (void)load_yaml_text(text, "s.yaml"); }),
+             Contains("s.yaml:") && Contains("expands to more than 100000 values"));
+  // 100,000 plain values are still fine: one list of 99,990 numbers.
+  std::string list = "x: [";
+  for (int i = 0; i < 99990; ++i) list += (i ? ",1" : "1");
+  list += "]\n";
+  CHECK(error_of([&] { (void)load_yaml_text(list, "l.yaml"); }) == "(no error)");
+}
+
 TEST_CASE("yaml: a duplicate key is an error naming both lines", "[config][yaml][hostile]") {
   CHECK_THAT(error_of([] {
                (void)parse_scenario_text("model: llama-3-8b\ngpu: h100-sxm\nmodel: llama-3-70b\n",
