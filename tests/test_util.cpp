@@ -6,11 +6,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include <catch2/catch.hpp>
 
 #include "common/error.h"
 
@@ -96,6 +99,21 @@ std::string error_of(const std::function<void()>& f) {
     return e.what();
   }
   return "(no error)";
+}
+
+void check_one_error(const RunResult& r, const std::vector<std::string>& expect) {
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.rfind("kvsim: error: ", 0) == 0);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  std::size_t from = 0;
+  for (const auto& part : expect) {
+    INFO("expected, in order: " << part);
+    const auto pos = r.err.find(part, from);
+    CHECK(pos != std::string::npos);
+    if (pos != std::string::npos) from = pos + part.size();
+  }
 }
 
 }  // namespace kvsim::test

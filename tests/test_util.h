@@ -36,6 +36,10 @@ std::string write_temp_file(const std::string& dir, const std::string& name,
 // Runs `f` and returns the message of the kvsim::Error it throws, or "(no error)".
 std::string error_of(const std::function<void()>& f);
 
+// Checks that `r` is the one way kvsim reports bad input (DESIGN.md): exit code 2, nothing on
+// stdout, and one line "kvsim: error: ..." on stderr that contains each of `expect`, in order.
+void check_one_error(const RunResult& r, const std::vector<std::string>& expect);
+
 }  // namespace kvsim::test
 
 // Skips the current test with a message when a shared data file is missing.

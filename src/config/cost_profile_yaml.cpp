@@ -10,6 +10,15 @@
 namespace kvsim::config {
 namespace {
 
+// Upper bounds of a measured table (README "Limits"): a coordinate is a token count or a byte
+// count, a time one kernel's duration.
+constexpr double kMaxCoordinate = 1e18;
+constexpr double kMaxTimeUs = 1e9;
+// log10 of an efficiency curve's x (FLOPs or bytes per kernel).
+constexpr double kMaxLog10X = 30;
+// A table's fixed shape values (heads, head_dim, ...).
+constexpr std::int64_t kMaxShapeValue = 1'000'000'000;
+
 // A number inside a YAML list, with its location on error.
 double list_number(const YAML::Node& node, const std::string& file, const std::string& field) {
   if (node.IsScalar()) {
@@ -35,6 +44,10 @@ model::EfficiencyCurve parse_curve(MapReader& op, const std::string& key) {
   for (std::size_t i = 0; i < xs.size(); ++i) {
     const double x = list_number(xs[i], m.file(), m.field("log10_x"));
     const double y = list_number(ys[i], m.file(), m.field("y"));
+    if (!(x >= -kMaxLog10X && x <= kMaxLog10X)) {
+      throw Error(node_location(xs[i], m.file(), m.field("log10_x")),
+                  "expected a log10 in [-30, 30], got " + describe_node(xs[i]));
+    }
     if (!curve.knots_x.empty() && x <= curve.knots_x.back()) {
       throw Error(node_location(xs[i], m.file(), m.field("log10_x")),
                   "expected strictly increasing values");
@@ -89,7 +102,7 @@ model::MeasuredTable parse_table(const YAML::Node& node, const std::string& file
   table.dtype = std::string(model::dtype_name(*parsed));
   if (auto shape = t.optional_map("shape")) {
     for (const std::string& key : shape->keys()) {
-      table.shape.emplace_back(key, shape->get_int(key, 0));
+      table.shape.emplace_back(key, shape->get_int(key, 0, kMaxShapeValue));
     }
     shape->finish();
   }
@@ -108,11 +121,18 @@ model::MeasuredTable parse_table(const YAML::Node& node, const std::string& file
     model::MeasuredTable::Point p;
     p.x1 = list_number(pt[0], file, pfield);
     p.x2 = list_number(pt[1], file, pfield);
-    p.time_s = list_number(pt[2], file, pfield) * 1e-6;
+    const double time_us = list_number(pt[2], file, pfield);
+    p.time_s = time_us * 1e-6;
     if (!(p.x1 > 0) || !(p.x2 >= 0) || !(p.time_s > 0)) {
       throw Error(node_location(pt, file, pfield),
                   "expected x1 > 0, x2 >= 0 and a positive time, got " + describe_node(pt[0]) +
                       ", " + describe_node(pt[1]) + ", " + describe_node(pt[2]));
+    }
+    if (p.x1 > kMaxCoordinate || p.x2 > kMaxCoordinate || time_us > kMaxTimeUs) {
+      throw Error(node_location(pt, file, pfield),
+                  "expected x1, x2 <= 1e18 and time_us <= 1e9 (1000 s), got " +
+                      describe_node(pt[0]) + ", " + describe_node(pt[1]) + ", " +
+                      describe_node(pt[2]));
     }
     if (!table.points.empty()) {
       const auto& q = table.points.back();

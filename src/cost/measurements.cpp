@@ -1,7 +1,9 @@
 #include "cost/measurements.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 
 #include "common/error.h"
@@ -10,6 +12,12 @@
 
 namespace kvsim::cost {
 namespace {
+
+// Upper bounds of a measurement (README "Limits"): one kernel's time, a byte count and a shape
+// dimension (tokens, heads, GPUs).
+constexpr double kMaxTimeUs = 1e9;
+constexpr double kMaxBytes = 1e18;
+constexpr std::int64_t kMaxDimension = 1'000'000'000;
 
 const std::vector<std::string> kKvsimColumns = {
     "op",     "dtype",   "m",        "n",        "k",     "batch",    "q_len",
@@ -23,6 +31,11 @@ struct CsvFile {
 };
 
 CsvFile read_csv(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error(ErrorLocation{path, 0, 0, ""},
+                "cannot read: is a directory, expected a measurements CSV file");
+  }
   std::ifstream in(path);
   if (!in) throw Error(ErrorLocation{path, 0, 0, ""}, "cannot open file");
   CsvFile f;
@@ -78,27 +91,35 @@ class Row {
       return 0;
     }
     const auto v = parse_int(s);
-    if (!v || *v < min) {
-      throw Error(where(name),
-                  "expected an integer >= " + std::to_string(min) + ", got '" + s + "'");
+    if (!v || *v < min || *v > kMaxDimension) {
+      throw Error(where(name), "expected an integer in [" + std::to_string(min) + ", " +
+                                   std::to_string(kMaxDimension) + "], got '" + s + "'");
     }
     return *v;
   }
-  double number(const std::string& name, bool required, double min = 0) const {
+  double number(const std::string& name, bool required, double min = 0,
+                double max = kMaxBytes) const {
     const std::string& s = cell(name);
     if (s.empty()) {
       if (required) throw Error(where(name), "expected a number, got an empty cell");
       return 0;
     }
     const auto v = parse_double(s);
-    if (!v || *v < min) {
-      throw Error(where(name), "expected a number >= " + std::to_string(min) + ", got '" + s + "'");
+    if (!v || *v < min || *v > max) {
+      throw Error(where(name),
+                  "expected a number >= " + std::to_string(min) + " and <= 1e18, got '" + s + "'");
     }
     return *v;
   }
-  double positive(const std::string& name) const {
-    const double v = number(name, true);
+  // A time in `unit_us` microseconds per unit (1 for time_us, 1000 for Vidur's milliseconds):
+  // positive and at most 1e9 us (1000 s for one kernel).
+  double positive(const std::string& name, double unit_us = 1) const {
+    const double v = number(name, true, 0, std::numeric_limits<double>::max());
     if (!(v > 0)) throw Error(where(name), "expected a positive time, got '" + cell(name) + "'");
+    if (v * unit_us > kMaxTimeUs) {
+      throw Error(where(name), "expected a time of at most 1e9 us (1000 s), got '" + cell(name) +
+                                   "'" + (unit_us == 1 ? "" : " ms"));
+    }
     return v;
   }
   int line() const { return line_; }
@@ -183,7 +204,7 @@ std::vector<Measurement> parse_vidur_mlp(const CsvFile& f) {
       Measurement m;
       m.shape = s;
       m.shape.dtype = model::Dtype::kFp16;
-      m.time_s = row.positive(col) * 1e-3;
+      m.time_s = row.positive(col, 1e3) * 1e-3;
       m.file = f.path;
       m.line = row.line();
       out.push_back(m);
@@ -234,10 +255,10 @@ std::vector<Measurement> parse_vidur_attention(const CsvFile& f) {
     if (truthy(row.cell("is_prefill"))) {
       s.op = OpClass::kAttnPrefill;
       s.q_len = row.integer("prefill_chunk_size", true, 1);
-      m.time_s = row.positive("time_stats.attn_prefill.median") * 1e-3;
+      m.time_s = row.positive("time_stats.attn_prefill.median", 1e3) * 1e-3;
     } else {
       s.op = OpClass::kAttnDecode;
-      m.time_s = row.positive("time_stats.attn_decode.median") * 1e-3;
+      m.time_s = row.positive("time_stats.attn_decode.median", 1e3) * 1e-3;
     }
     m.shape = s;
     m.file = f.path;
@@ -261,7 +282,7 @@ std::vector<Measurement> parse_vidur_allreduce(const CsvFile& f) {
     m.shape.dtype = model::Dtype::kFp16;
     m.shape.bytes = row.number("size", true, 1);
     m.shape.num_gpus = workers;
-    m.time_s = row.positive("time_stats.all_reduce.median") * 1e-3;
+    m.time_s = row.positive("time_stats.all_reduce.median", 1e3) * 1e-3;
     m.file = f.path;
     m.line = row.line();
     out.push_back(m);

@@ -150,6 +150,10 @@ std::vector<Case> cases() {
     c.push_back({k.file + " empty", k.file, "", k.args, {"{}"}});
     c.push_back({k.file + " binary", k.file, binary(), k.args, {"{}"}});
     c.push_back({k.file + " directory", k.file + "/", "", k.args, {"{}"}});
+    if (k.file == "x.csv") {
+      // Was "expected a CSV header, got an empty file".
+      c.back().expect.push_back("is a directory, expected a measurements CSV file");
+    }
     c.push_back({k.file + " missing", "", "", k.args, {"nowhere"}});
   }
   for (auto& x : c) {
@@ -240,7 +244,6 @@ std::vector<Case> cases() {
   }
   // ---- Trace fields.
   for (const std::string value : {"nan", "inf", "-1", "1e30"}) {
-    const std::string huge_time = value == "1e30" ? "1e400" : value;
     c.push_back({"trace arrival_s " + value,
                  "t.csv",
                  replace(kTrace, "0.5,20", value + ",20"),
@@ -258,9 +261,11 @@ std::vector<Case> cases() {
                  {"t.csv:3:8: output_tokens: expected"}});
     c.push_back({"measurement time_us " + value,
                  "x.csv",
-                 replace(kMeasurements, ",35.5", "," + huge_time),
+                 replace(kMeasurements, ",35.5", "," + value),
                  calibrate,
                  {"x.csv:2:", "time_us"}});
+    // 1e30 us was accepted as a kernel time before.
+    if (value == "1e30") c.back().expect.push_back("expected a time of at most 1e9 us");
   }
 
   // ---- Encodings and line endings: the location must stay right.
@@ -322,12 +327,12 @@ std::vector<Case> cases() {
                "s.yaml",
                nested_aliases(),
                simulate,
-               {"s.yaml:", "more than 1000000 values"}});
+               {"s.yaml:", "more than 100000 values"}});
   c.push_back({"plan billion laughs",
                "p.yaml",
                nested_aliases(),
                plan,
-               {"p.yaml:", "more than 1000000 values"}});
+               {"p.yaml:", "more than 100000 values"}});
   std::string big_grid = "model: llama-3-8b\ngpu: h100-sxm\n";
   for (int i = 0; i < 8; ++i) big_grid += "a" + std::to_string(i) + ": [0,1,2,3,4,5,6,7,8,9]\n";
   c.push_back({"plan empty list after large axes",
@@ -436,19 +441,11 @@ TEST_CASE("hostile input battery: exit 2, one located message, no output left be
     }
     args.push_back("--format");
     args.push_back("json");
-    const auto r = run_kvsim(args);
-    INFO(r.err);
-    CHECK(r.exit_code == 2);
-    CHECK(r.out.empty());
-    CHECK(r.err.rfind("kvsim: error: ", 0) == 0);
-    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-    std::size_t from = 0;
-    for (std::string part : c.expect) {
+    std::vector<std::string> expect = c.expect;
+    for (std::string& part : expect) {
       if (part == "{}") part = path;
-      const auto pos = r.err.find(part, from);
-      CHECK(pos != std::string::npos);
-      if (pos != std::string::npos) from = pos + part.size();
     }
+    kvsim::test::check_one_error(run_kvsim(args), expect);
     if (c.out) CHECK(fs::is_empty(out_dir));
   }
 }

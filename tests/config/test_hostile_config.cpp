@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/warning.h"
+#include "config/cost_profile_yaml.h"
 #include "config/hf_import.h"
 #include "config/model_yaml.h"
 #include "config/scenario.h"
@@ -104,10 +105,32 @@ TEST_CASE("yaml: nested aliases (billion laughs) are an error, not exponential t
   const std::string text = nested_aliases();
   REQUIRE(text.size() < 1024);
   CHECK_THAT(error_of([&] { (void)parse_scenario_text(text, "s.yaml", "."); }),
-             Contains("s.yaml:") && Contains("expands to more than 1000000 values"));
+             Contains("s.yaml:") && Contains("expands to more than 100000 values"));
   const std::string grid = grid_file(text);
   CHECK_THAT(error_of([&] { (void)load_scenario_grid(grid, {}); }),
-             Contains("expands to more than 1000000 values"));
+             Contains("expands to more than 100000 values"));
+}
+
+TEST_CASE("yaml: aliases expanding to 100,001 to 1,000,000 values are an error too",
+          "[config][yaml][hostile]") {
+  // Six levels of nine references: 9^6 = 531,441 values. Under the old 1,000,000 bound this
+  // passed the check, and walking it took > 10 s under the sanitizers (fuzz_scenario timeout,
+  // tests/fuzz/corpus/scenario/timeout-billion-laughs-mutated.yaml).
+  std::string text = "a: &a [x, x, x, x, x, x, x, x, x]\n";
+  std::string previous = "a";
+  for (char c = 'b'; c <= 'f'; ++c) {
+    text += std::string(1, c) + ": &" + std::string(1, c) + " [";
+    for (int i = 0; i < 9; ++i) text += (i ? ", *" : "*") + previous;
+    text += "]\n";
+    previous = std::string(1, c);
+  }
+  CHECK_THAT(error_of([&] { (void)load_yaml_text(text, "s.yaml"); }),
+             Contains("s.yaml:") && Contains("expands to more than 100000 values"));
+  // 100,000 plain values are still fine: one list of 99,990 numbers.
+  std::string list = "x: [";
+  for (int i = 0; i < 99990; ++i) list += (i ? ",1" : "1");
+  list += "]\n";
+  CHECK(error_of([&] { (void)load_yaml_text(list, "l.yaml"); }) == "(no error)");
 }
 
 TEST_CASE("yaml: a duplicate key is an error naming both lines", "[config][yaml][hostile]") {
@@ -295,4 +318,38 @@ TEST_CASE("hf: the shipped test configs raise no near-miss warnings", "[config][
   kvsim::set_warning_sink(previous);
   CHECK(warnings.empty());
   for (const auto& w : warnings) WARN(w);
+}
+
+TEST_CASE("cost profile: absurd huge times, coordinates and curve knots are errors",
+          "[config][cost][hostile]") {
+  // Before: `time_us: 1e30` in a measured table (and the other values here) were accepted.
+  const auto parse = [](const std::string& body) {
+    const std::string text = "cost_model:\n" + body;
+    const YAML::Node root = load_yaml_text(text, "gpu.yaml");
+    MapReader r(root, "gpu.yaml");
+    MapReader section = r.get_map("cost_model");
+    (void)parse_cost_profile(section);
+  };
+  const std::string table =
+      "  tables:\n    - op: gemm\n      dtype: bf16\n      shape: {n: 1, k: 2, batch: 1}\n";
+  CHECK_THAT(
+      error_of([&] { parse(table + "      points: [[1, 0, 1e30]]\n"); }),
+      Contains("gpu.yaml:6:16: cost_model.tables[0].points: ") &&
+          Contains("expected x1, x2 <= 1e18 and time_us <= 1e9 (1000 s), got '1', '0', '1e30'"));
+  CHECK_THAT(error_of([&] { parse(table + "      points: [[1e19, 0, 5]]\n"); }),
+             Contains("gpu.yaml:6:16: ") && Contains("x1, x2 <= 1e18"));
+  CHECK_THAT(error_of([&] { parse(table + "      points: [[1, 1e300, 5]]\n"); }),
+             Contains("gpu.yaml:6:16: ") && Contains("x1, x2 <= 1e18"));
+  CHECK_THAT(error_of([&] {
+               parse(
+                   "  tables:\n    - op: gemm\n      dtype: bf16\n      shape: {n: "
+                   "99999999999}\n      points: [[1, 0, 5]]\n");
+             }),
+             Contains("gpu.yaml:5:18: cost_model.tables[0].shape.n: ") && Contains("expected"));
+  CHECK_THAT(error_of([&] {
+               parse("  op_classes:\n    gemm: {compute: {log10_x: [1, 1e300], y: [0.5, 0.6]}}\n");
+             }),
+             Contains("gpu.yaml:3:") && Contains("log10_x: expected a log10 in [-30, 30]"));
+  // The largest values still accepted.
+  CHECK(error_of([&] { parse(table + "      points: [[1e18, 1e18, 1e9]]\n"); }) == "(no error)");
 }

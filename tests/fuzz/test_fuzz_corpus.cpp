@@ -3,6 +3,8 @@
 // the target must return normally.
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -35,4 +37,33 @@ TEST_CASE("fuzz corpora: every parser lets only kvsim::Error out", "[fuzz][error
     }
   }
   CHECK(total >= 13);
+}
+
+TEST_CASE("fuzz corpora: one folder per harness, one harness per folder", "[fuzz]") {
+  // tests/fuzz/CMakeLists.txt builds one fuzz_<name> per target and scripts/fuzz runs one per
+  // corpus folder: a folder without a target, or a target without a folder, is never fuzzed.
+  const fs::path root = fs::path(kvsim::test::source_dir()) / "tests" / "fuzz" / "corpus";
+  std::vector<std::string> folders;
+  for (const auto& entry : fs::directory_iterator(root)) {
+    if (entry.is_directory()) folders.push_back(entry.path().filename().string());
+  }
+  std::sort(folders.begin(), folders.end());
+  std::vector<std::string> names;
+  for (const kvsim::fuzz::Target& target : kvsim::fuzz::targets()) names.emplace_back(target.name);
+  std::sort(names.begin(), names.end());
+  CHECK(folders == names);
+  CHECK(names.size() == 13);
+  // The names in set(KVSIM_FUZZ_TARGETS ...).
+  const std::string cmake = kvsim::test::slurp(
+      (fs::path(kvsim::test::source_dir()) / "tests" / "fuzz" / "CMakeLists.txt").string());
+  const std::string open = "set(KVSIM_FUZZ_TARGETS";
+  const auto begin = cmake.find(open);
+  REQUIRE(begin != std::string::npos);
+  const auto end = cmake.find(')', begin);
+  REQUIRE(end != std::string::npos);
+  std::istringstream list(cmake.substr(begin + open.size(), end - begin - open.size()));
+  std::vector<std::string> built{std::istream_iterator<std::string>(list),
+                                 std::istream_iterator<std::string>()};
+  std::sort(built.begin(), built.end());
+  CHECK(built == names);
 }
