@@ -70,7 +70,7 @@ void run_compare(const SimCommandFlags& flags, const std::string& html) {
   for (const run::ResolvedScenario& s : variants) {
     const std::string label = std::string(memory::allocator_kind_name(s.allocator)) + " / " +
                               std::string(sim::scheduler_name(s.sim.scheduler.kind));
-    RunOutput out = run_scenario(s, "", "compare " + label + ":");
+    RunOutput out = run_scenario(s, "", "compare " + label + ":", kv_detail(flags.serving));
     runs.push_back(report::CompareRun{label, std::move(out.inputs), std::move(out.result)});
   }
   const sim::SloOptions slo = run.resolved.sim.slo;

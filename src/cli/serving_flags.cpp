@@ -80,6 +80,8 @@ void add_sim_command_flags(CLI::App* command, SimCommandFlags& flags, SettingFor
       ->type_name("INT");
   command->add_option("--requests", f.requests_path, "Write one CSV row per request to this file")
       ->type_name("FILE.csv");
+  command->add_flag("--verbose", f.verbose,
+                    "JSON: also list each KV group's layer indices (kv.groups[].layers)");
   add_workload_flags(command, flags.workload, WorkloadFlagScope::kServing);
   add_output_flags(command, flags.output);
 }
@@ -118,7 +120,7 @@ PreparedRun prepare_run(const SimCommandFlags& flags) {
 }
 
 RunOutput run_scenario(const run::ResolvedScenario& scenario, const std::string& requests_path,
-                       const std::string& label) {
+                       const std::string& label, report::KvDetail kv_detail) {
   ProgressLine progress(label);
   FanOut observers;
   observers.observers.push_back(&progress);
@@ -130,7 +132,7 @@ RunOutput run_scenario(const run::ResolvedScenario& scenario, const std::string&
   run::RunResult out = run::run(scenario, &observers);
   if (log) log->commit();
   RunOutput output;
-  output.inputs = report::sim_report_inputs(scenario, out);
+  output.inputs = report::sim_report_inputs(scenario, out, kv_detail);
   output.result = std::move(out.result);
   return output;
 }

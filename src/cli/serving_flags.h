@@ -17,6 +17,7 @@
 #include "cli/setting_flags.h"
 #include "cli/workload_flags.h"
 #include "config/scenario.h"
+#include "report/kv_report.h"
 #include "report/output.h"
 #include "report/sim_report.h"
 #include "run/resolve.h"
@@ -28,7 +29,13 @@ struct ServingFlags {
   std::string timeline_points;  // --timeline-points INT
   std::string timeline_path;    // --timeline FILE.csv
   std::string requests_path;    // --requests FILE.csv
+  bool verbose = false;         // --verbose: per-layer detail in the JSON (kv.groups[].layers)
 };
+
+// KvDetail::kLayers with --verbose, else kSummary.
+inline report::KvDetail kv_detail(const ServingFlags& flags) {
+  return flags.verbose ? report::KvDetail::kLayers : report::KvDetail::kSummary;
+}
 
 // True when the flag (e.g. "--seed") was given on the command line.
 bool flag_given(const CLI::App* command, const std::string& name);
@@ -46,7 +53,7 @@ struct SimCommandFlags {
 };
 
 // Registers --config, the settings table's flags (in `form`), the timeline and requests flags,
-// the workload and the output flags.
+// --verbose, the workload and the output flags.
 void add_sim_command_flags(CLI::App* command, SimCommandFlags& flags, SettingForm form);
 
 // The scenario of --config with every flag (settings, timeline, workload) applied. Parsed and
@@ -75,6 +82,6 @@ struct RunOutput {
   report::SimReportInputs inputs;
 };
 RunOutput run_scenario(const run::ResolvedScenario& scenario, const std::string& requests_path,
-                       const std::string& label);
+                       const std::string& label, report::KvDetail kv_detail);
 
 }  // namespace kvsim::cli

@@ -18,7 +18,8 @@ void run_simulate(const SimCommandFlags& flags, const std::string& html) {
   // The HTML page draws the timeline; the JSON keeps it only when asked for.
   const bool timeline_asked = s.timeline_points > 0;
   if (!html.empty() && !timeline_asked) s.timeline_points = 1000;
-  RunOutput out = run_scenario(run.resolved, flags.serving.requests_path, "simulate:");
+  RunOutput out = run_scenario(run.resolved, flags.serving.requests_path,
+                               "simulate:", kv_detail(flags.serving));
   if (!flags.serving.timeline_path.empty()) {
     write_file_atomically(flags.serving.timeline_path, report::timeline_csv(out.result));
   }

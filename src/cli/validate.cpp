@@ -189,7 +189,7 @@ void run_validate(const ValidateFlags& f) {
   workload.trace.format = trace::TraceFormat::kNative;
   sim.workload_override = workload;
   const PreparedRun prepared = prepare_run(sim);
-  const RunOutput out = run_scenario(prepared.resolved, "", "validate:");
+  const RunOutput out = run_scenario(prepared.resolved, "", "validate:", kv_detail(f.sim.serving));
   const sim::Metrics& m = out.result.metrics;
 
   std::vector<double> ttft, tpot, e2e, itl;

@@ -140,7 +140,7 @@ Json vllm_json(const KvReport& r) {
 
 }  // namespace
 
-Json kv_json(const model::KvAnalysis& a, const std::string& kv_cache_dtype) {
+Json kv_json(const model::KvAnalysis& a, const std::string& kv_cache_dtype, KvDetail detail) {
   Json kv;
   kv["bytes_per_token"] = a.bytes_per_token;
   kv["bytes_per_token_per_layer"] = a.bytes_per_token_per_layer;
@@ -167,12 +167,13 @@ Json kv_json(const model::KvAnalysis& a, const std::string& kv_cache_dtype) {
   kv["ssm_state_bytes_per_sequence"] = a.ssm_state_bytes_per_sequence;
   Json groups = Json::array();
   for (const auto& g : a.groups) {
-    groups.push_back({{"kind", std::string(model::layer_kind_name(g.kind))},
-                      {"num_layers", g.num_layers},
-                      {"bytes_per_token_per_layer", g.bytes_per_token_per_layer},
-                      {"bytes_per_token", g.bytes_per_token},
-                      {"window_tokens", g.window_tokens},
-                      {"layers", g.layers}});
+    Json group = {{"kind", std::string(model::layer_kind_name(g.kind))},
+                  {"num_layers", g.num_layers},
+                  {"bytes_per_token_per_layer", g.bytes_per_token_per_layer},
+                  {"bytes_per_token", g.bytes_per_token},
+                  {"window_tokens", g.window_tokens}};
+    if (detail == KvDetail::kLayers) group["layers"] = g.layers;
+    groups.push_back(std::move(group));
   }
   kv["groups"] = groups;
   if (gpu) {
@@ -188,7 +189,7 @@ std::string kv_report_json(const KvReport& r) {
   doc["inputs"] = {{"model", model_json(r.model)},
                    {"hardware", r.hardware ? hardware_json(*r.hardware) : Json(nullptr)},
                    {"serving", serving_json(r.serving)}};
-  doc["kv"] = kv_json(r.analysis, r.serving.kv_cache_dtype);
+  doc["kv"] = kv_json(r.analysis, r.serving.kv_cache_dtype, KvDetail::kLayers);
   if (r.vllm_profile && r.vllm_layout) doc["kv"]["vllm"] = vllm_json(r);
   if (r.analysis.budget && !r.analysis.budget->fits) {
     doc["kv"]["min_fitting_tensor_parallel_size"] = r.min_fitting_tensor_parallel_size

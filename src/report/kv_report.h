@@ -13,10 +13,10 @@
 //   max_concurrent_sequences    at `context`; null without a GPU
 // and, added: kv_cache_dtype, tensor_parallel_size, batch, context, bytes_per_sequence,
 // bytes_per_token_per_gpu, total_bytes_per_gpu, weights_bytes_per_gpu, num_parameters,
-// ssm_state_bytes_per_sequence, groups[], fits, budget{...} (the breakdown), block_bytes,
-// bytes_per_sequence_per_gpu, and with --engine v1 and a GPU vllm{version, profile{...},
-// available_kv_cache_bytes, available_kv_cache_gib, num_gpu_blocks, gpu_kv_cache_tokens,
-// max_concurrency, max_model_len, log_lines[3], ...}.
+// ssm_state_bytes_per_sequence, groups[] (layers[] with KvDetail::kLayers), fits, budget{...} (the
+// breakdown), block_bytes, bytes_per_sequence_per_gpu, and with --engine v1 and a GPU vllm{version,
+// profile{...}, available_kv_cache_bytes, available_kv_cache_gib, num_gpu_blocks,
+// gpu_kv_cache_tokens, max_concurrency, max_model_len, log_lines[3], ...}.
 
 #include <optional>
 #include <string>
@@ -31,8 +31,13 @@
 
 namespace kvsim::report {
 
+// How much per-layer detail the `kv` object carries. kLayers adds each group's layer indices
+// (groups[].layers): `kvsim kv` always, simulate/compare only with --verbose.
+// bytes_per_token_per_layer[] is a stable field (DESIGN.md) and is always there.
+enum class KvDetail { kSummary, kLayers };
+
 // The `kv` object for an analysis (from model::analyze_kv).
-Json kv_json(const model::KvAnalysis& analysis, const std::string& kv_cache_dtype);
+Json kv_json(const model::KvAnalysis& analysis, const std::string& kv_cache_dtype, KvDetail detail);
 
 // One alternative attention layout of the same model, for --compare-attention.
 struct AttentionVariant {

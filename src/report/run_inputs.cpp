@@ -62,7 +62,8 @@ std::string deployment_label(const run::ResolvedScenario& s) {
   return out;
 }
 
-SimReportInputs sim_report_inputs(const run::ResolvedScenario& s, const run::RunResult& run) {
+SimReportInputs sim_report_inputs(const run::ResolvedScenario& s, const run::RunResult& run,
+                                  KvDetail kv_detail) {
   Json inputs = inputs_json(s);
   SimReportInputs in;
   in.model = std::move(inputs["model"]);
@@ -71,7 +72,7 @@ SimReportInputs sim_report_inputs(const run::ResolvedScenario& s, const run::Run
   in.workload = std::move(inputs["workload"]);
   in.workload_reader = reader_stats_json(run.reader_stats);
   in.seed = s.seed;
-  in.kv = kv_json(run.kv, s.deployment.kv_cache_dtype);
+  in.kv = kv_json(run.kv, s.deployment.kv_cache_dtype, kv_detail);
   in.kv["replica_capacity_bytes"] = run.replica_capacity_bytes;
   in.model_label = s.deployment.model.name;
   in.deployment_label = deployment_label(s);

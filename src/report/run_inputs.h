@@ -6,6 +6,7 @@
 //   + workload_reader and kv for a finished run               sim_report_inputs
 
 #include "report/json.h"
+#include "report/kv_report.h"
 #include "report/sim_report.h"
 #include "report/spec_json.h"
 #include "run/resolve.h"
@@ -27,6 +28,7 @@ Json inputs_json(const run::ResolvedScenario& scenario);
 std::string deployment_label(const run::ResolvedScenario& scenario);
 
 // The simulate/compare report's inputs for one finished run.
-SimReportInputs sim_report_inputs(const run::ResolvedScenario& scenario, const run::RunResult& run);
+SimReportInputs sim_report_inputs(const run::ResolvedScenario& scenario, const run::RunResult& run,
+                                  KvDetail kv_detail);
 
 }  // namespace kvsim::report

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "test_util.h"
 
@@ -204,4 +205,33 @@ TEST_CASE("cli: --html leaves the JSON report unchanged", "[cli][habits][html]")
   const std::string page = slurp(dir + "/r.html");
   CHECK(page.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK(page.find("\"timeline\":{\"t\":[") != std::string::npos);
+}
+
+TEST_CASE("cli: the default JSON leaves out per-layer lists, --verbose and kv keep them",
+          "[cli][habits]") {
+  const auto plain = run_kvsim(with("simulate", small_run({"--format", "json"})));
+  const auto verbose = run_kvsim(with("simulate", small_run({"--format", "json", "--verbose"})));
+  const auto compare = run_kvsim(
+      with("compare",
+           small_run({"--format", "json", "--verbose", "--allocator", "paged,contiguous-max"})));
+  const auto kv =
+      run_kvsim({"kv", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--format", "json"});
+  REQUIRE(plain.exit_code == 0);
+  REQUIRE(verbose.exit_code == 0);
+  REQUIRE(compare.exit_code == 0);
+  REQUIRE(kv.exit_code == 0);
+  // The stable per-token array stays (DESIGN.md's kv object); the layer index lists do not.
+  const auto kv_of = [](const std::string& text) {
+    const nlohmann::json doc = nlohmann::json::parse(text);
+    return doc.contains("runs") ? doc["runs"][0]["kv"] : doc["kv"];
+  };
+  const nlohmann::json plain_kv = kv_of(plain.out);
+  CHECK(plain_kv["bytes_per_token_per_layer"].size() == 32);
+  CHECK_FALSE(plain_kv["groups"][0].contains("layers"));
+  for (const auto* r : {&verbose, &compare, &kv}) {
+    const nlohmann::json k = kv_of(r->out);
+    CHECK(k["bytes_per_token_per_layer"].size() == 32);
+    REQUIRE(k["groups"][0]["layers"].size() == 32);
+    CHECK(k["groups"][0]["layers"][31] == 31);
+  }
 }
