@@ -268,4 +268,17 @@ Error row_error(const std::string& file, std::int64_t line, const RowError& erro
   return Error(ErrorLocation{file, line_int, error.column, error.field}, error.message);
 }
 
+std::pair<int, int> line_col(const std::string& text, std::size_t offset) {
+  int line = 1, col = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
+}
+
 }  // namespace kvsim::trace
