@@ -4,13 +4,20 @@
 #include <array>
 #include <cmath>
 
+#include "common/enum_names.h"
 #include "common/error.h"
 
 namespace kvsim::cost {
 namespace {
 
-constexpr std::array<std::string_view, kNumOpClasses> kNames = {
-    "gemm", "attn_prefill", "attn_decode", "allreduce", "memcpy", "elementwise"};
+constexpr EnumNames<OpClass, kNumOpClasses> kNames{{{
+    {OpClass::kGemm, "gemm"},
+    {OpClass::kAttnPrefill, "attn_prefill"},
+    {OpClass::kAttnDecode, "attn_decode"},
+    {OpClass::kAllreduce, "allreduce"},
+    {OpClass::kMemcpy, "memcpy"},
+    {OpClass::kElementwise, "elementwise"},
+}}};
 
 double safe_log10(double x) {
   return std::log10(std::max(x, 1.0));
@@ -19,18 +26,15 @@ double safe_log10(double x) {
 }  // namespace
 
 std::string_view op_class_name(OpClass op) {
-  return kNames[static_cast<std::size_t>(op)];
+  return kNames.name(op);
 }
 
 std::optional<OpClass> parse_op_class(std::string_view name) {
-  for (std::size_t i = 0; i < kNames.size(); ++i) {
-    if (kNames[i] == name) return static_cast<OpClass>(i);
-  }
-  return std::nullopt;
+  return kNames.parse(name);
 }
 
 std::vector<std::string> op_class_names() {
-  return {kNames.begin(), kNames.end()};
+  return kNames.names();
 }
 
 bool has_compute_roof(OpClass op) {

@@ -1,6 +1,7 @@
 #include <array>
 #include <string>
 
+#include "common/enum_names.h"
 #include "common/error.h"
 #include "memory/allocator.h"
 #include "memory/contiguous_allocator.h"
@@ -10,17 +11,17 @@ namespace kvsim::memory {
 
 namespace {
 
-constexpr std::array<std::pair<AllocatorKind, std::string_view>, 4> kKindNames{{
+constexpr EnumNames<AllocatorKind, 4> kKindNames{{{
     {AllocatorKind::kPaged, "paged"},
     {AllocatorKind::kContiguousMax, "contiguous-max"},
     {AllocatorKind::kContiguousPow2, "contiguous-pow2"},
     {AllocatorKind::kContiguousOracle, "contiguous-oracle"},
-}};
-constexpr std::array<std::pair<Placement, std::string_view>, 3> kPlacementNames{{
+}}};
+constexpr EnumNames<Placement, 3> kPlacementNames{{{
     {Placement::kBuddy, "buddy"},
     {Placement::kFirstFit, "first-fit"},
     {Placement::kBestFit, "best-fit"},
-}};
+}}};
 
 [[noreturn]] void invalid(const std::string& field, const std::string& message) {
   ErrorLocation where;
@@ -34,45 +35,27 @@ constexpr std::int64_t kMaxBlocks = 2'000'000'000;
 }  // namespace
 
 std::string_view allocator_kind_name(AllocatorKind kind) {
-  for (const auto& [k, name] : kKindNames) {
-    if (k == kind) return name;
-  }
-  return "?";
+  return kKindNames.name(kind);
 }
 
 std::string_view placement_name(Placement placement) {
-  for (const auto& [p, name] : kPlacementNames) {
-    if (p == placement) return name;
-  }
-  return "?";
+  return kPlacementNames.name(placement);
 }
 
 std::optional<AllocatorKind> parse_allocator_kind(std::string_view name) {
-  for (const auto& [k, n] : kKindNames) {
-    if (n == name) return k;
-  }
-  return std::nullopt;
+  return kKindNames.parse(name);
 }
 
 std::optional<Placement> parse_placement(std::string_view name) {
-  for (const auto& [p, n] : kPlacementNames) {
-    if (n == name) return p;
-  }
-  return std::nullopt;
+  return kPlacementNames.parse(name);
 }
 
 std::vector<std::string> allocator_kind_names() {
-  std::vector<std::string> out;
-  out.reserve(kKindNames.size());
-  for (const auto& entry : kKindNames) out.emplace_back(entry.second);
-  return out;
+  return kKindNames.names();
 }
 
 std::vector<std::string> placement_names() {
-  std::vector<std::string> out;
-  out.reserve(kPlacementNames.size());
-  for (const auto& entry : kPlacementNames) out.emplace_back(entry.second);
-  return out;
+  return kPlacementNames.names();
 }
 
 namespace {

@@ -1,6 +1,7 @@
 #include "model/dtype.h"
 
 #include "common/checked_math.h"
+#include "common/enum_names.h"
 #include "common/strings.h"
 
 namespace kvsim::model {
@@ -21,22 +22,17 @@ int bits_per_element(Dtype dtype) {
   return 0;
 }
 
+constexpr EnumNames<Dtype, 6> kDtypeNames{{{
+    {Dtype::kFp32, "fp32"},
+    {Dtype::kFp16, "fp16"},
+    {Dtype::kBf16, "bf16"},
+    {Dtype::kFp8, "fp8"},
+    {Dtype::kInt8, "int8"},
+    {Dtype::kInt4, "int4"},
+}}};
+
 std::string_view dtype_name(Dtype dtype) {
-  switch (dtype) {
-    case Dtype::kFp32:
-      return "fp32";
-    case Dtype::kFp16:
-      return "fp16";
-    case Dtype::kBf16:
-      return "bf16";
-    case Dtype::kFp8:
-      return "fp8";
-    case Dtype::kInt8:
-      return "int8";
-    case Dtype::kInt4:
-      return "int4";
-  }
-  return "?";
+  return kDtypeNames.name(dtype);
 }
 
 std::optional<Dtype> parse_dtype(std::string_view name) {
@@ -54,7 +50,7 @@ std::optional<Dtype> parse_dtype(std::string_view name) {
 }
 
 std::vector<std::string> dtype_names() {
-  return {"fp32", "fp16", "bf16", "fp8", "int8", "int4"};
+  return kDtypeNames.names();
 }
 
 std::uint64_t bytes_for_elements(std::uint64_t num_elements, Dtype dtype) {

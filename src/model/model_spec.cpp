@@ -1,45 +1,39 @@
 #include "model/model_spec.h"
 
+#include "common/enum_names.h"
+
 namespace kvsim::model {
 
+constexpr EnumNames<AttentionKind, 4> kAttentionKindNames{{{
+    {AttentionKind::kMha, "mha"},
+    {AttentionKind::kMqa, "mqa"},
+    {AttentionKind::kGqa, "gqa"},
+    {AttentionKind::kMla, "mla"},
+}}};
+
 std::string_view attention_kind_name(AttentionKind kind) {
-  switch (kind) {
-    case AttentionKind::kMha:
-      return "mha";
-    case AttentionKind::kMqa:
-      return "mqa";
-    case AttentionKind::kGqa:
-      return "gqa";
-    case AttentionKind::kMla:
-      return "mla";
-  }
-  return "?";
+  return kAttentionKindNames.name(kind);
 }
+
+constexpr EnumNames<LayerKind, 3> kLayerKindNames{{{
+    {LayerKind::kFullAttention, "full"},
+    {LayerKind::kSlidingWindow, "sliding"},
+    {LayerKind::kNoKvCache, "none"},
+}}};
 
 std::string_view layer_kind_name(LayerKind kind) {
-  switch (kind) {
-    case LayerKind::kFullAttention:
-      return "full";
-    case LayerKind::kSlidingWindow:
-      return "sliding";
-    case LayerKind::kNoKvCache:
-      return "none";
-  }
-  return "?";
+  return kLayerKindNames.name(kind);
 }
 
+constexpr EnumNames<BlockKind, 4> kBlockKindNames{{{
+    {BlockKind::kAttentionMlp, "attention_mlp"},
+    {BlockKind::kAttentionOnly, "attention"},
+    {BlockKind::kMlpOnly, "mlp"},
+    {BlockKind::kMamba, "mamba"},
+}}};
+
 std::string_view block_kind_name(BlockKind kind) {
-  switch (kind) {
-    case BlockKind::kAttentionMlp:
-      return "attention_mlp";
-    case BlockKind::kAttentionOnly:
-      return "attention";
-    case BlockKind::kMlpOnly:
-      return "mlp";
-    case BlockKind::kMamba:
-      return "mamba";
-  }
-  return "?";
+  return kBlockKindNames.name(kind);
 }
 
 }  // namespace kvsim::model

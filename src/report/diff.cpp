@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "common/atomic_file.h"
+#include "common/enum_names.h"
 #include "common/error.h"
 
 namespace kvsim::report {
@@ -387,40 +388,30 @@ std::vector<std::string> default_ignore() {
           "**.hardware.source", "**.search.probes", "settings.source"};
 }
 
+constexpr EnumNames<DiffKind, 9> kDiffKindNames{{{
+    {DiffKind::kWithin, "within"},
+    {DiffKind::kOutside, "outside"},
+    {DiffKind::kImproved, "improved"},
+    {DiffKind::kChanged, "changed"},
+    {DiffKind::kTypeChanged, "type"},
+    {DiffKind::kRemoved, "removed"},
+    {DiffKind::kAdded, "added"},
+    {DiffKind::kLength, "length"},
+    {DiffKind::kIgnored, "ignored"},
+}}};
+
 std::string_view diff_kind_name(DiffKind kind) {
-  switch (kind) {
-    case DiffKind::kWithin:
-      return "within";
-    case DiffKind::kOutside:
-      return "outside";
-    case DiffKind::kImproved:
-      return "improved";
-    case DiffKind::kChanged:
-      return "changed";
-    case DiffKind::kTypeChanged:
-      return "type";
-    case DiffKind::kRemoved:
-      return "removed";
-    case DiffKind::kAdded:
-      return "added";
-    case DiffKind::kLength:
-      return "length";
-    case DiffKind::kIgnored:
-      return "ignored";
-  }
-  return "";
+  return kDiffKindNames.name(kind);
 }
 
+constexpr EnumNames<Direction, 3> kDirectionNames{{{
+    {Direction::kEither, "either"},
+    {Direction::kHigherIsBetter, "higher"},
+    {Direction::kLowerIsBetter, "lower"},
+}}};
+
 std::string_view direction_name(Direction direction) {
-  switch (direction) {
-    case Direction::kEither:
-      return "either";
-    case Direction::kHigherIsBetter:
-      return "higher";
-    case Direction::kLowerIsBetter:
-      return "lower";
-  }
-  return "";
+  return kDirectionNames.name(direction);
 }
 
 bool diff_kind_fails(DiffKind kind) {

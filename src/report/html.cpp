@@ -35,21 +35,27 @@ Json fractions(const sim::MemoryFractions& f) {
 // Column arrays of the timeline (bytes per GPU, averaged over replicas).
 Json timeline(const sim::SimResult& r) {
   Json t = Json::array(), running = Json::array(), waiting = Json::array(), token = Json::array(),
-       reserved = Json::array(), unallocated = Json::array();
+       reserved = Json::array(), internal = Json::array(), external = Json::array(),
+       free = Json::array();
   for (const sim::TimelinePoint& p : r.timeline) {
     t.push_back(static_cast<double>(p.t) * 1e-9);
     running.push_back(p.running);
     waiting.push_back(p.waiting);
-    token.push_back(p.used_bytes - std::min(p.used_bytes, p.reserved_bytes));
+    token.push_back(p.token_state_bytes);
     reserved.push_back(p.reserved_bytes);
-    unallocated.push_back(p.free_bytes);
+    internal.push_back(p.internal_fragmentation_bytes);
+    external.push_back(p.external_fragmentation_bytes);
+    free.push_back(p.free_bytes - p.external_fragmentation_bytes);
   }
+  // Keyed like the fractions (MEMORY in the page's script), so the bands and the bars match.
   return {{"t", t},
           {"running", running},
           {"waiting", waiting},
           {"token_states", token},
           {"reservation", reserved},
-          {"unallocated", unallocated},
+          {"internal_fragmentation", internal},
+          {"external_fragmentation", external},
+          {"free", free},
           {"capacity_bytes", r.capacity_bytes}};
 }
 

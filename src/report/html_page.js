@@ -239,10 +239,9 @@
     if (tl.t.length > 1) {
       var gb = function (a) { return a.map(function (v) { return v / 1e9; }); };
       stackedArea(g, {title: 'KV memory over time', xlabel: 'simulated time (s)', ylabel: 'GB per GPU',
-                      x: tl.t, layers: [
-                        {name: 'token states + internal frag.', values: gb(tl.token_states), color: '#4e79a7'},
-                        {name: 'reservation', values: gb(tl.reservation), color: '#f28e2b'},
-                        {name: 'unallocated', values: gb(tl.unallocated), color: '#cfcfcf'}]});
+                      x: tl.t, layers: MEMORY.map(function (m) {
+                        return {name: m[1], values: gb(tl[m[0]]), color: m[2]};
+                      })});
     } else {
       html('p', g, 'No timeline samples (the run was too short).').className = 'note';
     }

@@ -200,7 +200,10 @@ Json sim_report_json(const SimReportInputs& inputs, const sim::SimResult& result
                        {"waiting", p.waiting},
                        {"used_bytes", p.used_bytes},
                        {"reserved_bytes", p.reserved_bytes},
-                       {"free_bytes", p.free_bytes}});
+                       {"free_bytes", p.free_bytes},
+                       {"token_state_bytes", p.token_state_bytes},
+                       {"internal_fragmentation_bytes", p.internal_fragmentation_bytes},
+                       {"external_fragmentation_bytes", p.external_fragmentation_bytes}});
     }
     j["timeline"] = t;
   }
@@ -380,11 +383,18 @@ std::string sim_report_csv(const SimReportInputs& inputs, const sim::SimResult& 
 }
 
 std::string timeline_csv(const sim::SimResult& result) {
-  std::string out = "t_s,running,waiting,used_bytes,reserved_bytes,free_bytes\n";
+  std::string out =
+      "t_s,running,waiting,used_bytes,reserved_bytes,free_bytes,token_state_bytes,"
+      "internal_fragmentation_bytes,external_fragmentation_bytes\n";
   for (const sim::TimelinePoint& p : result.timeline) {
     out += Json(seconds(p.t)).dump() + "," + std::to_string(p.running) + "," +
-           std::to_string(p.waiting) + "," + std::to_string(p.used_bytes) + "," +
-           std::to_string(p.reserved_bytes) + "," + std::to_string(p.free_bytes) + "\n";
+           std::to_string(p.waiting);
+    for (const Bytes b : {p.used_bytes, p.reserved_bytes, p.free_bytes, p.token_state_bytes,
+                          p.internal_fragmentation_bytes, p.external_fragmentation_bytes}) {
+      out += ',';
+      out += std::to_string(b);
+    }
+    out += '\n';
   }
   return out;
 }

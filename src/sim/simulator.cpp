@@ -170,19 +170,24 @@ void Simulator::on_arrival(TimeNs now) {
 
 TimelinePoint Simulator::current_state() const {
   TimelinePoint p;
-  Bytes used = 0, reserved = 0, unallocated = 0;
+  memory::ByteAccounting sum;
   for (const auto& rep : replicas_) {
     const memory::ByteAccounting& a = rep->accounting();
     p.running += rep->num_running();
     p.waiting += rep->num_waiting() + rep->num_swapped();
-    used += a.used();
-    reserved += a.reservation;
-    unallocated += a.free + a.external_fragmentation;
+    sum.token_states += a.token_states;
+    sum.reservation += a.reservation;
+    sum.internal_fragmentation += a.internal_fragmentation;
+    sum.external_fragmentation += a.external_fragmentation;
+    sum.free += a.free;
   }
   const auto n = static_cast<Bytes>(replicas_.size());
-  p.used_bytes = used / n;
-  p.reserved_bytes = reserved / n;
-  p.free_bytes = unallocated / n;
+  p.used_bytes = sum.used() / n;
+  p.reserved_bytes = sum.reservation / n;
+  p.free_bytes = (sum.free + sum.external_fragmentation) / n;
+  p.token_state_bytes = sum.token_states / n;
+  p.internal_fragmentation_bytes = sum.internal_fragmentation / n;
+  p.external_fragmentation_bytes = sum.external_fragmentation / n;
   return p;
 }
 

@@ -63,6 +63,9 @@ struct TimelinePoint {
   // Per GPU, averaged over replicas: allocated (token states + reservation + internal
   // fragmentation), of which reservation, and unallocated (free + external fragmentation).
   Bytes used_bytes = 0, reserved_bytes = 0, free_bytes = 0;
+  // The five-way split of the same bytes: used = token states + reservation + internal
+  // fragmentation; free_bytes = external fragmentation + free (evictable prefix blocks included).
+  Bytes token_state_bytes = 0, internal_fragmentation_bytes = 0, external_fragmentation_bytes = 0;
 };
 
 enum class SaturationVerdict : std::uint8_t { kStable, kQueueGrowing };

@@ -2,24 +2,20 @@
 
 #include <algorithm>
 
+#include "common/enum_names.h"
 #include "common/strings.h"
 
 namespace kvsim::trace {
 namespace {
 
-struct Known {
-  TraceFormat format;
-  const char* name;
-};
-
-const std::vector<Known>& known_formats() {
-  static const std::vector<Known> kKnown = {
-      {TraceFormat::kAuto, "auto"},         {TraceFormat::kNative, "native"},
-      {TraceFormat::kAzure, "azure"},       {TraceFormat::kMooncake, "mooncake"},
-      {TraceFormat::kBurstGpt, "burstgpt"}, {TraceFormat::kVidur, "vidur"},
-  };
-  return kKnown;
-}
+constexpr EnumNames<TraceFormat, 6> kFormatNames{{{
+    {TraceFormat::kAuto, "auto"},
+    {TraceFormat::kNative, "native"},
+    {TraceFormat::kAzure, "azure"},
+    {TraceFormat::kMooncake, "mooncake"},
+    {TraceFormat::kBurstGpt, "burstgpt"},
+    {TraceFormat::kVidur, "vidur"},
+}}};
 
 std::string unquote(std::string_view cell) {
   cell = trim(cell);
@@ -32,24 +28,17 @@ std::string unquote(std::string_view cell) {
 }  // namespace
 
 std::string_view format_name(TraceFormat format) {
-  for (const auto& k : known_formats()) {
-    if (k.format == format) return k.name;
-  }
-  return "?";
+  return kFormatNames.name(format);
 }
 
 std::vector<std::string> trace_format_names() {
-  std::vector<std::string> names;
-  for (const auto& k : known_formats()) names.emplace_back(k.name);
-  return names;
+  return kFormatNames.names();
 }
 
 TraceFormat parse_trace_format(std::string_view name, const ErrorLocation& where) {
   const std::string lower = to_lower(trim(name));
   if (lower == "splitwise") return TraceFormat::kVidur;
-  for (const auto& k : known_formats()) {
-    if (lower == k.name) return k.format;
-  }
+  if (const auto format = kFormatNames.parse(lower)) return *format;
   auto names = trace_format_names();
   throw Error(where, "expected a trace format (" + join(names, ", ") + "), got '" +
                          std::string(name) + "'" + did_you_mean(name, names));
@@ -80,9 +69,9 @@ TraceFormat detect_trace_format(const std::string& path, std::string_view first_
   const auto has = [&](const char* name) {
     return std::find(columns.begin(), columns.end(), name) != columns.end();
   };
-  for (const auto& k : known_formats()) {
-    const CsvColumns c = csv_columns(k.format);
-    if (c.arrival != nullptr && has(c.arrival) && has(c.prompt) && has(c.output)) return k.format;
+  for (const auto& [format, name] : kFormatNames.entries) {
+    const CsvColumns c = csv_columns(format);
+    if (c.arrival != nullptr && has(c.arrival) && has(c.prompt) && has(c.output)) return format;
   }
   const std::string lower_path = to_lower(path);
   if (line.empty() && (lower_path.ends_with(".jsonl") || lower_path.ends_with(".json"))) {

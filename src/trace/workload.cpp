@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "common/enum_names.h"
 #include "common/strings.h"
 #include "trace/file_readers.h"
 #include "trace/generator.h"
@@ -70,18 +71,15 @@ void resolve_format(TraceFileOptions& file) {
 
 }  // namespace
 
+constexpr EnumNames<ArrivalProcess, 4> kArrivalProcessNames{{{
+    {ArrivalProcess::kPoisson, "poisson"},
+    {ArrivalProcess::kGamma, "gamma"},
+    {ArrivalProcess::kConstant, "constant"},
+    {ArrivalProcess::kReplay, "replay"},
+}}};
+
 std::string_view arrival_process_name(ArrivalProcess process) {
-  switch (process) {
-    case ArrivalProcess::kPoisson:
-      return "poisson";
-    case ArrivalProcess::kGamma:
-      return "gamma";
-    case ArrivalProcess::kConstant:
-      return "constant";
-    case ArrivalProcess::kReplay:
-      return "replay";
-  }
-  return "?";
+  return kArrivalProcessNames.name(process);
 }
 
 LengthDist parse_length_dist(std::string_view spec, const ErrorLocation& where) {

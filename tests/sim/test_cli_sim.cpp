@@ -103,7 +103,9 @@ TEST_CASE("simulate: --out, CSV, --timeline and --requests write complete files"
   CHECK(j["summary"]["requests_completed"] == 2);
   CHECK(j["timeline"].size() == 6);
   CHECK(slurp(dir + "/timeline.csv")
-            .rfind("t_s,running,waiting,used_bytes,reserved_bytes,free_bytes\n", 0) == 0);
+            .rfind("t_s,running,waiting,used_bytes,reserved_bytes,free_bytes,token_state_bytes,"
+                   "internal_fragmentation_bytes,external_fragmentation_bytes\n",
+                   0) == 0);
   CHECK(slurp(dir + "/requests.csv") == slurp(golden("two-requests/expected-requests.csv")));
 }
 

@@ -120,8 +120,22 @@ TEST_CASE("The timeline samples the state at evenly spaced times", "[sim]") {
   CHECK(t[4].used_bytes == 11 * 16 * 1000);
   CHECK(t[4].reserved_bytes == 3 * 1000);
   CHECK(t[4].free_bytes == (1600 - 176) * 1000);
+  // The five bands split the same bytes: used = token states + reservation + internal
+  // fragmentation, unallocated = external fragmentation + free.
+  for (const sim::TimelinePoint& p : t) {
+    CHECK(p.token_state_bytes + p.reserved_bytes + p.internal_fragmentation_bytes == p.used_bytes);
+    CHECK(p.external_fragmentation_bytes <= p.free_bytes);
+    CHECK(p.used_bytes + p.free_bytes == 1600 * 1000);
+  }
+  // Stored: R0's 100 + 1 and R1's 50 + 1 tokens; reserved: the 2 + 1 still to come inside their
+  // blocks (7 + 4 of 16 slots); the rest of the 176 slots will never be written.
+  CHECK(t[4].token_state_bytes == (101 + 51) * 1000);
+  CHECK(t[4].internal_fragmentation_bytes == (176 - 152 - 3) * 1000);
+  CHECK(t[4].external_fragmentation_bytes == 0);  // paged
   const std::string csv = report::timeline_csv(run.result);
-  CHECK(csv.rfind("t_s,running,waiting,used_bytes,reserved_bytes,free_bytes\n0.0,1,0,", 0) == 0);
+  CHECK(csv.rfind("t_s,running,waiting,used_bytes,reserved_bytes,free_bytes,token_state_bytes,"
+                  "internal_fragmentation_bytes,external_fragmentation_bytes\n0.0,1,0,",
+                  0) == 0);
 
   // Downsampling keeps at most the asked number of points, evenly spaced.
   opts.timeline_points = 4;
