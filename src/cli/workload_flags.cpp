@@ -162,7 +162,7 @@ bool workload_flag_given(const WorkloadFlags& f, const char* name) {
   for (const auto* o : f.all_options) {
     if (o->check_lname(std::string(name).substr(2))) return given(o);
   }
-  return given(nullptr);
+  return false;
 }
 
 // The reading flags (--trace-format, --skip-bad-rows, --prefix-block-tokens) apply to every
