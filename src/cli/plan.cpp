@@ -25,9 +25,9 @@
 #include "config/scenario_grid.h"
 #include "plan/cluster.h"
 #include "plan/load_search.h"
+#include "plan/plan_record.h"
 #include "plan/planner.h"
 #include "plan/sizing.h"
-#include "plan/slo.h"
 #include "plan/sweep_runner.h"
 #include "report/diff.h"
 #include "report/html.h"
@@ -37,6 +37,7 @@
 #include "report/spec_json.h"
 #include "report/trace_report.h"
 #include "run/resolve.h"
+#include "sim/slo.h"
 
 namespace kvsim::cli {
 namespace {
@@ -57,38 +58,35 @@ struct PlanFlags {
   report::OutputOptions output;
 };
 
-plan::SloSpec slo_for(const config::Scenario& s, const config::PlanSection& section,
-                      const PlanFlags& f) {
-  plan::SloSpec slo;
-  slo.ttft = {ns_to_seconds(s.sim.slo.ttft_ns), s.sim.slo.percentile};
-  slo.tpot = {ns_to_seconds(s.sim.slo.tpot_ns), s.sim.slo.percentile};
-  slo.e2e = {ns_to_seconds(s.sim.slo.e2e_ns), s.sim.slo.percentile};
+// The point's SLO: the flags beat the plan section, which beats the scenario's slo: section.
+sim::SloOptions slo_for(const config::Scenario& s, const config::PlanSection& section,
+                        const PlanFlags& f) {
+  sim::SloOptions slo = s.sim.slo;
   if (section.slo) {
     const config::PlanSloSection& p = *section.slo;
-    if (p.percentile)
-      slo.ttft.percentile = slo.tpot.percentile = slo.e2e.percentile = *p.percentile;
-    if (p.ttft_ms) slo.ttft.target_s = *p.ttft_ms / 1e3;
-    if (p.tpot_ms) slo.tpot.target_s = *p.tpot_ms / 1e3;
-    if (p.e2e_ms) slo.e2e.target_s = *p.e2e_ms / 1e3;
-    if (p.ttft_percentile) slo.ttft.percentile = *p.ttft_percentile;
-    if (p.tpot_percentile) slo.tpot.percentile = *p.tpot_percentile;
-    if (p.e2e_percentile) slo.e2e.percentile = *p.e2e_percentile;
+    if (p.percentile) slo.percentile = *p.percentile;
+    if (p.ttft_ms) slo.ttft_ns = seconds_to_ns(*p.ttft_ms / 1e3);
+    if (p.tpot_ms) slo.tpot_ns = seconds_to_ns(*p.tpot_ms / 1e3);
+    if (p.e2e_ms) slo.e2e_ns = seconds_to_ns(*p.e2e_ms / 1e3);
+    if (p.ttft_percentile) slo.ttft_percentile = *p.ttft_percentile;
+    if (p.tpot_percentile) slo.tpot_percentile = *p.tpot_percentile;
+    if (p.e2e_percentile) slo.e2e_percentile = *p.e2e_percentile;
     if (p.attainment) slo.attainment = *p.attainment;
   }
-  // The SLO flags beat the plan section, which beats the scenario's slo: section.
   const config::Scenario flagged = scenario_from_flags(f.settings);
   const sim::SloOptions& given = flagged.sim.slo;
-  if (f.settings.find("--slo-ttft")) slo.ttft.target_s = ns_to_seconds(given.ttft_ns);
-  if (f.settings.find("--slo-tpot")) slo.tpot.target_s = ns_to_seconds(given.tpot_ns);
-  if (f.settings.find("--slo-e2e")) slo.e2e.target_s = ns_to_seconds(given.e2e_ns);
+  if (f.settings.find("--slo-ttft")) slo.ttft_ns = given.ttft_ns;
+  if (f.settings.find("--slo-tpot")) slo.tpot_ns = given.tpot_ns;
+  if (f.settings.find("--slo-e2e")) slo.e2e_ns = given.e2e_ns;
   if (f.settings.find("--slo-percentile")) {
-    slo.ttft.percentile = slo.tpot.percentile = slo.e2e.percentile = given.percentile;
+    slo.percentile = given.percentile;
+    slo.ttft_percentile = slo.tpot_percentile = slo.e2e_percentile = std::nullopt;
   }
   if (!f.slo_attainment.empty()) {
     slo.attainment = number_in("--slo-attainment", f.slo_attainment, 0, 1, /*open_low=*/false,
                                "a fraction in [0, 1]");
   }
-  plan::validate_slo(slo);
+  sim::validate_slo(slo);
   return slo;
 }
 
@@ -185,7 +183,7 @@ PreparedPoint prepare_point(const config::ScenarioGridPoint& point,
   const run::Deployment& d = p.resolved.deployment;
 
   p.report.slo = slo_for(s, section, f);
-  p.resolved.sim.slo = plan::sim_slo(p.report.slo);
+  p.resolved.sim.slo = p.report.slo;
 
   report::PlanPoint& rp = p.report;
   rp.axes = point.axes;
@@ -201,10 +199,12 @@ PreparedPoint prepare_point(const config::ScenarioGridPoint& point,
   // The resume key: everything a deployment's record depends on (not the target or prices).
   report::Json key = rp.inputs;
   key["kvsim_version"] = KVSIM_VERSION;
-  key["slo"] = report::Json{{"ttft", {p.report.slo.ttft.target_s, p.report.slo.ttft.percentile}},
-                            {"tpot", {p.report.slo.tpot.target_s, p.report.slo.tpot.percentile}},
-                            {"e2e", {p.report.slo.e2e.target_s, p.report.slo.e2e.percentile}},
-                            {"attainment", p.report.slo.attainment}};
+  report::Json slo_key = report::Json::object();
+  for (const sim::LatencyTarget& t : sim::latency_targets(p.report.slo)) {
+    slo_key[t.metric_name] = {ns_to_seconds(t.target_ns), t.percentile};
+  }
+  slo_key["attainment"] = p.report.slo.attainment;
+  key["slo"] = std::move(slo_key);
   key["search"] = {search.start_rate_rps, search.growth,       search.rel_tolerance,
                    search.min_rate_rps,   search.max_rate_rps, search.max_probes};
   // With a target, each record carries its sizing checked by simulation at the target.
@@ -248,21 +248,21 @@ std::string plan_point(const PreparedPoint& p, const plan::SearchOptions& search
     built = std::make_shared<const sim::BuiltDeployment>(
         sim::build_deployment(p.resolved.deployment_inputs(), p.resolved.sim));
   } catch (const Error& e) {
-    return compact(report::deployment_error_record(e.message()));
+    return compact(plan::to_json(plan::error_record(e.message())));
   }
   plan::PlanTarget target_i{built, p.resolved.sim, p.resolved.workload};
   const plan::DeploymentPlan dp = plan::plan_deployment(target_i, {p.report.slo, search});
-  report::Json record = report::deployment_record(dp, p.report.slo);
+  plan::DeploymentRecord record = report::deployment_record(dp, p.report.slo);
   if (target && dp.at_max && dp.search.max_rate_rps > 0) {
     plan::CapacityPoint c;
     c.feasible = true;
     c.max_rate_rps = dp.search.max_rate_rps;
     c.replicas = p.report.replicas;
     const std::int64_t estimate = plan::linear_replicas_estimate(c, *target);
-    record["sizing"] = report::sizing_json(
-        plan::size_for_target(target_i, p.report.slo, dp.base_rate_rps, *target, estimate));
+    record.sizing =
+        plan::size_for_target(target_i, p.report.slo, dp.base_rate_rps, *target, estimate);
   }
-  return compact(record);
+  return compact(plan::to_json(record));
 }
 
 void run_plan(PlanFlags& f) {
@@ -302,11 +302,11 @@ void run_plan(PlanFlags& f) {
       keys, [&](std::size_t i) { return plan_point(points[i], search, target); }, runner, &stats);
   if (world.rank() != 0) return;
 
-  std::vector<report::Json> records;
+  std::vector<plan::DeploymentRecord> records;
   std::vector<report::PlanPoint> report_points;
   for (std::size_t i = 0; i < results.size(); ++i) {
-    records.push_back(
-        report::parse_json_text(results[i], "result of deployment " + std::to_string(i)));
+    const std::string what = "result of deployment " + std::to_string(i);
+    records.push_back(plan::record_from_json(report::parse_json_text(results[i], what), what));
     report_points.push_back(points[i].report);
   }
   report::PlanReportSettings settings;

@@ -2,13 +2,11 @@
 
 #include <unistd.h>
 
-#include <chrono>
-#include <cstdio>
-
 #include "cli/commands.h"
 #include "cli/flag_parse.h"
 #include "common/error.h"
 #include "common/format.h"
+#include "common/progress.h"
 #include "common/strings.h"
 #include "report/run_inputs.h"
 #include "run/run.h"
@@ -16,35 +14,24 @@
 namespace kvsim::cli {
 namespace {
 
-// One line on stderr, rewritten in place, at most ten times a second; only on a terminal.
-class ProgressLine final : public sim::SimObserver {
+// A run's progress (simulated time, requests done and live, wall-clock rate) on the progress
+// line; only on a terminal, erased before the report.
+class SimProgressLine final : public sim::SimObserver {
  public:
-  explicit ProgressLine(std::string label)
+  explicit SimProgressLine(std::string label)
       : label_(std::move(label)),
-        enabled_(::isatty(STDERR_FILENO) != 0),
-        start_(std::chrono::steady_clock::now()) {}
-  ~ProgressLine() override {
-    if (shown_) std::fprintf(stderr, "\r\033[K");
-  }
+        line_(::isatty(STDERR_FILENO) != 0, ProgressLine::AtEnd::kErase) {}
   void on_progress(const sim::SimProgress& p) override {
-    if (!enabled_) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (shown_ && now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    shown_ = true;
-    const double wall = std::chrono::duration<double>(now - start_).count();
-    std::fprintf(stderr, "\r\033[K%s simulated %s, %s requests done, %s live, %s req/s",
-                 label_.c_str(), human_seconds(ns_to_seconds(p.now)).c_str(),
-                 with_commas(p.ended).c_str(), with_commas(p.live).c_str(),
-                 wall > 0 ? with_commas(static_cast<std::int64_t>(p.ended / wall)).c_str() : "-");
-    std::fflush(stderr);
+    line_.update([&](double wall) {
+      return label_ + " simulated " + human_seconds(ns_to_seconds(p.now)) + ", " +
+             with_commas(p.ended) + " requests done, " + with_commas(p.live) + " live, " +
+             (wall > 0 ? with_commas(static_cast<std::int64_t>(p.ended / wall)) : "-") + " req/s";
+    });
   }
 
  private:
   std::string label_;
-  bool enabled_;
-  bool shown_ = false;
-  std::chrono::steady_clock::time_point start_, last_;
+  ProgressLine line_;
 };
 
 class FanOut final : public sim::SimObserver {
@@ -121,7 +108,7 @@ PreparedRun prepare_run(const SimCommandFlags& flags) {
 
 RunOutput run_scenario(const run::ResolvedScenario& scenario, const std::string& requests_path,
                        const std::string& label, report::KvDetail kv_detail) {
-  ProgressLine progress(label);
+  SimProgressLine progress(label);
   FanOut observers;
   observers.observers.push_back(&progress);
   std::unique_ptr<report::RequestLog> log;

@@ -13,6 +13,7 @@
 //   interconnect_latency_us: 2.0       # optional, >= 0
 //   pcie_bandwidth_gb_s: 64            # required, > 0: host<->device per direction
 //   gpus_per_node: 8                   # optional, default 8
+//   compute_capability: 9.0            # optional (NVIDIA): picks the kernels an engine uses
 //   price_per_hour: 2.99               # optional, USD per GPU-hour, >= 0
 //   sources:                           # optional map: field -> citation (shipped files cite
 //     memory_bytes: "..."              #   every number; a test checks it)

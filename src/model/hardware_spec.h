@@ -30,6 +30,9 @@ struct HardwareSpec {
   double interconnect_latency_s = 0;  // per collective hop
   double pcie_bandwidth = 0;          // bytes/s host↔device per direction (swap)
   std::int64_t gpus_per_node = 8;     // largest tensor-parallel group on one fast interconnect
+  // CUDA compute capability (8.0 A100, 8.9 L40S/L4, 9.0 H100/H200, 10.0 B200): which kernels an
+  // engine picks (model::vllm_expert_padding). 0 = not an NVIDIA GPU, or not given.
+  double compute_capability = 0;
 
   double price_per_hour = 0;  // USD per GPU-hour for cost ranking; 0 = not given
 

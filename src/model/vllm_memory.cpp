@@ -136,6 +136,19 @@ VllmKvCacheLayout vllm_kv_cache_layout(const ModelSpec& model, const KvFormat& f
   return l;
 }
 
+ExpertPadding vllm_expert_padding(const ModelSpec& model, const HardwareSpec& hardware) {
+  const MoeSpec& e = model.moe;
+  const bool mxfp4 = e.enabled() && e.has_expert_dtype && e.expert_dtype == Dtype::kInt4 &&
+                     e.expert_scale_group_size == 32;
+  if (!mxfp4) return {};
+  if (hardware.vendor == "amd") return {.hidden_align = 1, .intermediate_align = 128};
+  const double cc = hardware.compute_capability;
+  if (cc <= 0) return {};
+  if (cc < 9.0) return {.hidden_align = 256, .intermediate_align = 128};  // Marlin
+  if (cc < 10.0) return {.hidden_align = 1, .intermediate_align = 64};    // Triton kernels
+  return {.hidden_align = 256, .intermediate_align = 256};                // FlashInfer
+}
+
 VllmMemoryProfile vllm_v1_memory_profile(const ModelSpec& model, const HardwareSpec& hardware,
                                          std::int64_t tp, const MemoryBudgetOptions& options) {
   KVSIM_ASSERT(options.gpu_memory_utilization > 0 && options.gpu_memory_utilization <= 1,
@@ -151,7 +164,9 @@ VllmMemoryProfile vllm_v1_memory_profile(const ModelSpec& model, const HardwareS
   p.requested_bytes =
       static_cast<Bytes>(std::floor(static_cast<long double>(p.total_memory_bytes) *
                                     static_cast<long double>(options.gpu_memory_utilization)));
-  p.weights_bytes = weights_bytes_per_gpu(model, tp);
+  const Bytes checkpoint_bytes = weights_bytes_per_gpu(model, tp);
+  p.weights_bytes = weights_bytes_per_gpu(model, tp, vllm_expert_padding(model, hardware));
+  p.expert_padding_bytes = p.weights_bytes - checkpoint_bytes;
   p.forward_peak_bytes = vllm_forward_peak_bytes(model, tp, p.max_num_batched_tokens);
   // The dummy run schedules min(max_num_seqs, tokens) requests, one logit row each.
   p.sampler_peak_bytes =

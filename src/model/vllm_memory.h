@@ -28,6 +28,7 @@
 #include "model/hardware_spec.h"
 #include "model/kv_math.h"
 #include "model/model_spec.h"
+#include "model/weights.h"
 
 namespace kvsim::model {
 
@@ -67,6 +68,13 @@ Bytes vllm_sampler_peak_bytes(const ModelSpec& model, std::int64_t sequences);
 // kVllmV1NonTorchBytes, plus kVllmV1NcclBytes when tp > 1.
 Bytes vllm_non_torch_bytes(std::int64_t tp);
 
+// How vLLM's MXFP4 MoE kernel pads routed experts stored as 4-bit with 32-element scales
+// (gpt-oss), by the GPU's compute capability, as vLLM picks the kernel: Marlin below 9.0 (the
+// rank's intermediate size to a multiple of 128, hidden to 256), the Triton kernels on 9.x
+// (intermediate to 64), FlashInfer on 10.x (both to 256); on AMD (ROCm) intermediate to 128.
+// No padding for other models, or a GPU whose compute capability is not given.
+ExpertPadding vllm_expert_padding(const ModelSpec& model, const HardwareSpec& hardware);
+
 // The KV cache layout vLLM V1 builds in `available_bytes` on one rank.
 struct VllmKvCacheLayout {
   std::int64_t num_groups = 0;       // KV cache groups (block tables)
@@ -94,8 +102,9 @@ struct VllmMemoryProfile {
   Bytes total_memory_bytes = 0;  // cuda_total_memory_bytes
   bool total_memory_measured = false;
   double gpu_memory_utilization = 0;
-  Bytes requested_bytes = 0;  // floor(total × utilization)
-  Bytes weights_bytes = 0;
+  Bytes requested_bytes = 0;       // floor(total × utilization)
+  Bytes weights_bytes = 0;         // as loaded: expert padding included
+  Bytes expert_padding_bytes = 0;  // of weights_bytes, the MoE kernel's padding
   Bytes forward_peak_bytes = 0;
   Bytes sampler_peak_bytes = 0;
   Bytes activation_peak_bytes = 0;  // max of the two, or as given

@@ -48,7 +48,7 @@ std::uint64_t add(std::uint64_t a, std::uint64_t b) {
 }
 
 // Calls `emit` for every weight tensor of the model as sharded over `tp` ranks.
-void for_each_tensor(const ModelSpec& m, std::int64_t tp,
+void for_each_tensor(const ModelSpec& m, std::int64_t tp, const ExpertPadding& padding,
                      const std::function<void(const Tensor&)>& emit) {
   KVSIM_ASSERT(tp >= 1, "weights: tp < 1");
   const std::uint64_t t = u64(tp);
@@ -144,14 +144,22 @@ void for_each_tensor(const ModelSpec& m, std::int64_t tp,
         const MoeSpec& e = m.moe;
         const std::uint64_t ei = u64(e.expert_intermediate_size);
         const std::uint64_t ne = u64(e.num_experts);
+        // The rank's expert shapes as the kernel allocates them (padding only applies to experts
+        // in their own dtype, the layout MXFP4 kernels pad).
+        const std::uint64_t rank_h = round_up(h, u64(padding.hidden_align));
+        const std::uint64_t rank_ei = round_up(ceil_div(ei, t), u64(padding.intermediate_align));
+        const bool padded = e.has_expert_dtype && (rank_h != h || rank_ei * t != ei);
         if (e.has_expert_dtype) {
           const std::uint64_t n = mul({ne, mats, h, ei});
-          emit(
-              {Part::kRoutedExperts, n, ceil_div(n, t), e.expert_dtype, e.expert_scale_group_size});
+          const std::uint64_t per_rank = padded ? mul({ne, mats, rank_h, rank_ei}) : ceil_div(n, t);
+          emit({Part::kRoutedExperts, n, per_rank, e.expert_dtype, e.expert_scale_group_size});
         } else {
           sharded(Part::kRoutedExperts, mul({ne, mats, h, ei}));
         }
-        if (m.mlp_bias) {
+        if (m.mlp_bias && padded) {
+          emit({Part::kRoutedExperts, mul({ne, up_mats, ei}), mul({ne, up_mats, rank_ei}), wd, 0});
+          emit({Part::kRoutedExperts, mul({ne, h}), mul({ne, rank_h}), wd, 0});
+        } else if (m.mlp_bias) {
           sharded(Part::kRoutedExperts, mul({ne, up_mats, ei}));
           replicated(Part::kRoutedExperts, mul({ne, h}));
         }
@@ -196,7 +204,7 @@ std::uint64_t ParameterCounts::active(const ModelSpec& model) const {
 
 ParameterCounts parameter_counts(const ModelSpec& model) {
   ParameterCounts c;
-  for_each_tensor(model, 1, [&](const Tensor& t) {
+  for_each_tensor(model, 1, ExpertPadding{}, [&](const Tensor& t) {
     switch (t.part) {
       case Part::kEmbedding:
         c.embedding = add(c.embedding, t.elements);
@@ -234,9 +242,12 @@ Bytes weights_bytes(const ModelSpec& model) {
   return weights_bytes_per_gpu(model, 1);
 }
 
-Bytes weights_bytes_per_gpu(const ModelSpec& model, std::int64_t tp) {
+Bytes weights_bytes_per_gpu(const ModelSpec& model, std::int64_t tp, const ExpertPadding& padding) {
+  KVSIM_ASSERT(padding.hidden_align >= 1 && padding.intermediate_align >= 1,
+               "weights: expert padding alignment < 1");
   Bytes total = 0;
-  for_each_tensor(model, tp, [&](const Tensor& t) { total = add(total, tensor_bytes(t, true)); });
+  for_each_tensor(model, tp, padding,
+                  [&](const Tensor& t) { total = add(total, tensor_bytes(t, true)); });
   return total;
 }
 

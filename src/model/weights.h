@@ -55,8 +55,20 @@ ParameterCounts parameter_counts(const ModelSpec& model);
 // moe.expert_dtype (plus its scales) when moe.has_expert_dtype. Each tensor rounded up to a byte.
 Bytes weights_bytes(const ModelSpec& model);
 
-// Bytes of the weights one tensor-parallel rank holds (see the sharding rule above). Requires
-// tp >= 1; tp == 1 gives weights_bytes(model).
-Bytes weights_bytes_per_gpu(const ModelSpec& model, std::int64_t tp);
+// How an engine's MoE kernel lays out routed experts stored in moe.expert_dtype: each rank's
+// expert tensors are allocated with the hidden size rounded up to hidden_align and the rank's
+// share of the expert intermediate size rounded up to intermediate_align (vLLM's MXFP4 MoE
+// kernels pad so; see model::vllm_expert_padding). 1 and 1 = the checkpoint's shapes.
+struct ExpertPadding {
+  std::int64_t hidden_align = 1;
+  std::int64_t intermediate_align = 1;
+  bool operator==(const ExpertPadding&) const = default;
+};
+
+// Bytes of the weights one tensor-parallel rank holds (see the sharding rule above), with routed
+// experts in moe.expert_dtype padded as `padding` says. Requires tp >= 1; tp == 1 and no padding
+// gives weights_bytes(model).
+Bytes weights_bytes_per_gpu(const ModelSpec& model, std::int64_t tp,
+                            const ExpertPadding& padding = {});
 
 }  // namespace kvsim::model

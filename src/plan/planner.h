@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "plan/load_search.h"
-#include "plan/slo.h"
 #include "sim/deployment.h"
 #include "sim/options.h"
 #include "sim/simulator.h"
+#include "sim/slo.h"
 #include "trace/workload.h"
 
 namespace kvsim::plan {
@@ -26,13 +26,13 @@ namespace kvsim::plan {
 // One deployment, ready to simulate at any rate.
 struct PlanTarget {
   std::shared_ptr<const sim::BuiltDeployment> deployment;
-  sim::SimOptions options;  // replicas, scheduler, ... (slo is set from the SloSpec)
+  sim::SimOptions options;  // replicas, scheduler, ... (slo is set from PlanSettings)
   // At its own rate (the base of the scaling); built once, reopened by every probe.
   std::shared_ptr<const trace::Workload> workload;
 };
 
 struct PlanSettings {
-  SloSpec slo;
+  sim::SloOptions slo;
   SearchOptions search;  // start_rate_rps <= 0 here: start at the workload's base rate
 };
 
@@ -62,14 +62,10 @@ struct WorkloadShape {
 WorkloadShape measure_workload(const trace::Workload& workload);
 WorkloadShape measure_workload(const trace::WorkloadOptions& workload);
 
-// The SimOptions SLO block matching `slo` (its targets; one percentile for all: the TTFT one,
-// else TPOT's, else E2E's), so the simulator's own goodput agrees with the planner where it can.
-sim::SloOptions sim_slo(const SloSpec& slo);
-
 // Simulates `target` at `rate_rps` and judges it: every active latency target at its percentile
 // over completed requests, attainment over all requests, and stability (the simulator's
 // saturation verdict is "stable" and no request is left unfinished by a time limit).
-Probe run_probe(const PlanTarget& target, const SloSpec& slo, double base_rate_rps,
+Probe run_probe(const PlanTarget& target, const sim::SloOptions& slo, double base_rate_rps,
                 double rate_rps);
 
 // Sizing for a target rate, checked by simulation. A deployment simulated with R replicas that
@@ -95,8 +91,8 @@ struct TargetSizing {
 // The most replicas size_for_target tries for a linear estimate of `estimate`.
 std::int64_t sizing_limit(std::int64_t estimate);
 // Throws what run_probe throws. `estimate` >= 1 and `target_rate_rps` > 0 (asserted).
-TargetSizing size_for_target(const PlanTarget& target, const SloSpec& slo, double base_rate_rps,
-                             double target_rate_rps, std::int64_t estimate);
+TargetSizing size_for_target(const PlanTarget& target, const sim::SloOptions& slo,
+                             double base_rate_rps, double target_rate_rps, std::int64_t estimate);
 
 // The load search with run_probe as the evaluator. Throws what run_probe throws (bad workload
 // rows) and kvsim::Error for bad search options.

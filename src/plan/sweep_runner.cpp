@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <iostream>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -21,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/progress.h"
 #include "common/rng.h"
 
 namespace kvsim::plan {
@@ -186,39 +186,36 @@ std::string job_key(std::string_view canonical_inputs) {
 // ProgressBar
 
 struct ProgressBar::State {
-  std::string label;
-  std::int64_t total = 0, done = 0, done_before = 0;
-  bool enabled = false, finished = false;
-  std::chrono::steady_clock::time_point start, last_draw;
-  std::mutex mu;
+  State(std::string label_in, std::int64_t total_in, std::int64_t already_done, bool enabled)
+      : label(std::move(label_in)),
+        total(total_in),
+        done(already_done),
+        done_before(already_done),
+        line(enabled, ProgressLine::AtEnd::kKeep) {}
 
-  void draw(bool final_draw) {
-    const auto now = std::chrono::steady_clock::now();
-    if (!final_draw && done < total && now - last_draw < std::chrono::milliseconds(100)) return;
-    last_draw = now;
-    const double elapsed = std::chrono::duration<double>(now - start).count();
-    const std::int64_t done_now = done - done_before;
-    const double eta =
-        done_now > 0 ? elapsed / static_cast<double>(done_now) * static_cast<double>(total - done)
-                     : -1.0;
-    std::cerr << '\r' << render(label, done, total, elapsed, eta) << (final_draw ? "\n" : "")
-              << std::flush;
+  // The bar for the current counts (called under the line's lock, so `done` is read once).
+  ProgressLine::Text text() {
+    const std::int64_t d = done.load();
+    return [this, d](double elapsed) {
+      const std::int64_t done_now = d - done_before;
+      const double eta =
+          done_now > 0 ? elapsed / static_cast<double>(done_now) * static_cast<double>(total - d)
+                       : -1.0;
+      return render(label, d, total, elapsed, eta);
+    };
   }
+
+  const std::string label;
+  const std::int64_t total;
+  std::atomic<std::int64_t> done;
+  const std::int64_t done_before;
+  ProgressLine line;
 };
 
 ProgressBar::ProgressBar(std::string label, std::int64_t total, std::int64_t already_done,
                          bool enabled)
-    : state_(std::make_unique<State>()) {
-  state_->label = std::move(label);
-  state_->total = total;
-  state_->done = state_->done_before = already_done;
-  state_->enabled = enabled;
-  state_->start = std::chrono::steady_clock::now();
-  state_->last_draw = state_->start - std::chrono::seconds(1);  // the first draw is immediate
-  if (enabled) {
-    std::lock_guard<std::mutex> lock(state_->mu);
-    state_->draw(false);
-  }
+    : state_(std::make_unique<State>(std::move(label), total, already_done, enabled)) {
+  state_->line.update(state_->text());
 }
 
 ProgressBar::~ProgressBar() {
@@ -226,15 +223,12 @@ ProgressBar::~ProgressBar() {
 }
 
 void ProgressBar::tick() {
-  std::lock_guard<std::mutex> lock(state_->mu);
-  ++state_->done;
-  if (state_->enabled && !state_->finished) state_->draw(false);
+  const std::int64_t done = ++state_->done;
+  state_->line.update(state_->text(), /*force=*/done >= state_->total);
 }
 
 void ProgressBar::finish() {
-  std::lock_guard<std::mutex> lock(state_->mu);
-  if (state_->enabled && !state_->finished) state_->draw(true);
-  state_->finished = true;
+  state_->line.finish(state_->text());
 }
 
 std::string ProgressBar::render(const std::string& label, std::int64_t done, std::int64_t total,

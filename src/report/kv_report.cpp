@@ -107,6 +107,7 @@ Json vllm_json(const KvReport& r) {
                {"gpu_memory_utilization", p.gpu_memory_utilization},
                {"requested_bytes", p.requested_bytes},
                {"weights_bytes", p.weights_bytes},
+               {"expert_padding_bytes", p.expert_padding_bytes},
                {"max_num_batched_tokens", p.max_num_batched_tokens},
                {"max_num_seqs", p.max_num_seqs},
                {"forward_peak_bytes", p.forward_peak_bytes},

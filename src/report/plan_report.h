@@ -7,7 +7,8 @@
 //   settings {source, target_rate_rps (null = none), search {start_rate_rps (null = each
 //             workload's own rate), growth, tolerance, min_rate_rps, max_rate_rps, max_probes},
 //             gpu_price_per_hour {gpu: USD} (overrides), axes [paths that vary]}
-//   deployments [{index, axes {path: value}, label, inputs {model, hardware, serving, workload,
+//   deployments [{index, axes {path: value (typed: number, boolean or string)}, label, inputs
+//   {model, hardware, serving, workload,
 //             seed}, slo {ttft, tpot, e2e: {target_s, percentile} | null, attainment},
 //             status ("found" | "capped" | "none_feasible" | "does_not_fit"), error (null),
 //             base_rate_rps, num_requests, max_rate_rps, limiting_slo (null when capped or does
@@ -35,29 +36,24 @@
 
 #include "config/scenario_grid.h"
 #include "plan/load_search.h"
+#include "plan/plan_record.h"
 #include "plan/planner.h"
-#include "plan/slo.h"
 #include "report/json.h"
+#include "sim/slo.h"
 
 namespace kvsim::report {
 
-// The runner's record of one deployment: the search and the metrics at its max rate (and at the
-// lowest failing rate). It depends only on the deployment, workload, SLOs and search options,
-// not on the target rate or prices, so those can change without re-simulating.
-Json deployment_record(const plan::DeploymentPlan& plan, const plan::SloSpec& slo);
-// The record of a deployment that cannot run at all (e.g. the model does not fit the GPU).
-Json deployment_error_record(const std::string& message);
-
-// A deployment's sizing for the target rate, checked by simulation (the record's "sizing"):
-// {target_rate_rps, estimate, replicas_needed, verified, checks[{replicas, ok, limiting}]}.
-Json sizing_json(const plan::TargetSizing& sizing);
+// The runner's record of one deployment (plan::make_record) with the simulate report's summary
+// and memory blocks at the max rate filled in.
+plan::DeploymentRecord deployment_record(const plan::DeploymentPlan& plan,
+                                         const sim::SloOptions& slo);
 
 // What the planner knew about one grid point before simulating it.
 struct PlanPoint {
   std::vector<config::AxisValue> axes;
   std::string label;  // e.g. "llama-3-70b on 4 × h100-sxm (TP 4)"
   Json inputs;        // {model, hardware, serving, workload, seed}
-  plan::SloSpec slo;
+  sim::SloOptions slo;
   std::int64_t replicas = 1;
   std::int64_t gpus_per_replica = 1;
   double gpu_price_per_hour = 0.0;  // after overrides
@@ -70,9 +66,10 @@ struct PlanReportSettings {
   std::vector<std::pair<std::string, double>> gpu_price_overrides;
 };
 
-// The whole document from the points and their records (same order, same length).
+// The whole document from the points and their records (same order, same length): the planning
+// itself is plan::plan_outcome's; this renders it.
 Json plan_json(const PlanReportSettings& settings, const std::vector<PlanPoint>& points,
-               const std::vector<Json>& records);
+               const std::vector<plan::DeploymentRecord>& records);
 // For people: settings line, the deployments best first (by cost), the Pareto front, the best.
 std::string plan_table(const Json& plan);
 // One row per deployment in grid order, with its rank; full-precision numbers.

@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/format.h"
 #include "report/table.h"
+#include "sim/slo.h"
 
 namespace kvsim::report {
 namespace {
@@ -41,29 +42,13 @@ std::vector<Latency> latencies(const sim::Metrics& m) {
           {"e2e_s", &m.e2e},   {"queue_s", &m.queue}, {"normalized_latency_s", &m.normalized}};
 }
 
-bool any_slo(const sim::SloOptions& slo) {
-  return slo.ttft_ns > 0 || slo.tpot_ns > 0 || slo.e2e_ns > 0;
-}
-
 Json null_or_seconds(TimeNs ns) {
   return ns > 0 ? Json(seconds(ns)) : Json(nullptr);
 }
 
-// Whether the SLO targets hold at their percentile (true without targets).
+// Whether the SLO targets hold at their percentiles (true without targets), every request done.
 bool slo_met(const sim::SimResult& result, const sim::SloOptions& slo) {
-  const sim::Metrics& m = result.metrics;
-  const bool ttft_ok =
-      slo.ttft_ns == 0 || m.ttft.percentile(slo.percentile) <= static_cast<double>(slo.ttft_ns);
-  const bool tpot_ok =
-      slo.tpot_ns == 0 || m.tpot.percentile(slo.percentile) <= static_cast<double>(slo.tpot_ns);
-  const bool e2e_ok =
-      slo.e2e_ns == 0 || m.e2e.percentile(slo.percentile) <= static_cast<double>(slo.e2e_ns);
-  return ttft_ok && tpot_ok && e2e_ok && result.requests_unfinished == 0;
-}
-
-double slo_attainment(const sim::SimResult& result) {
-  const sim::Metrics& m = result.metrics;
-  return m.arrived > 0 ? static_cast<double>(m.slo_good) / static_cast<double>(m.arrived) : 0.0;
+  return sim::check_slos(slo, sim::observe(result.metrics)).met && result.requests_unfinished == 0;
 }
 
 std::string ms(double ns) {
@@ -122,7 +107,7 @@ Json summary_json(const sim::SimResult& result, const sim::SloOptions& slo) {
   s["output_tokens_per_s"] = per_second(static_cast<double>(m.output_tokens), d);
   s["total_tokens_per_s"] = per_second(static_cast<double>(m.prompt_tokens + m.output_tokens), d);
   s["goodput_rps"] = per_second(static_cast<double>(m.slo_good), d);
-  s["slo_attainment"] = slo_attainment(result);
+  s["slo_attainment"] = sim::slo_attainment(m);
   for (const Latency& l : latencies(m)) s[l.name] = latency_json(*l.histogram);
   s["preemptions"] = m.preemptions_recompute + m.preemptions_swap;
   s["preemptions_recompute"] = m.preemptions_recompute;
@@ -131,15 +116,17 @@ Json summary_json(const sim::SimResult& result, const sim::SloOptions& slo) {
   s["max_running"] = result.max_running;
   s["mean_waiting"] = result.mean_waiting;
   s["max_waiting"] = result.max_waiting;
-  if (any_slo(slo)) {
+  if (slo.any_latency()) {
     Json j;
     j["ttft_s"] = null_or_seconds(slo.ttft_ns);
     j["tpot_s"] = null_or_seconds(slo.tpot_ns);
     j["e2e_s"] = null_or_seconds(slo.e2e_ns);
     j["percentile"] = slo.percentile;
-    j["ttft_at_percentile_s"] = ns_s(m.ttft.percentile(slo.percentile));
-    j["tpot_at_percentile_s"] = ns_s(m.tpot.percentile(slo.percentile));
-    j["e2e_at_percentile_s"] = ns_s(m.e2e.percentile(slo.percentile));
+    const sim::SloObservation observed = sim::observe(m);
+    for (const sim::LatencyTarget& t : sim::latency_targets(slo)) {
+      j[std::string(t.metric_name) + "_at_percentile_s"] =
+          ns_s(observed.latency_ns(t.metric, t.percentile));
+    }
     j["met"] = slo_met(result, slo);
     s["slo"] = j;
   } else {
@@ -237,9 +224,9 @@ std::string sim_report_table(const SimReportInputs& inputs, const sim::SimResult
   kv.add(
       "total tokens",
       fixed(per_second(static_cast<double>(m.prompt_tokens + m.output_tokens), d), 1) + " tok/s");
-  if (any_slo(slo)) {
+  if (slo.any_latency()) {
     kv.add("goodput", fixed(per_second(static_cast<double>(m.slo_good), d), 3) + " req/s");
-    kv.add("SLO attainment", percent(slo_attainment(result)));
+    kv.add("SLO attainment", percent(sim::slo_attainment(m)));
     kv.add("SLO at p" +
                fixed(slo.percentile, slo.percentile == static_cast<int>(slo.percentile) ? 0 : 1),
            slo_met(result, slo) ? "met" : "not met");

@@ -111,6 +111,7 @@ Json hardware_json(const model::HardwareSpec& hw) {
   j["interconnect_latency_s"] = hw.interconnect_latency_s;
   j["pcie_bandwidth_bytes_per_s"] = hw.pcie_bandwidth;
   j["gpus_per_node"] = hw.gpus_per_node;
+  j["compute_capability"] = hw.compute_capability > 0 ? Json(hw.compute_capability) : Json(nullptr);
   j["price_per_hour"] = hw.price_per_hour;
   const auto& p = hw.cost.provenance;
   j["cost_model_provenance"] = {{"kind", p.kind},

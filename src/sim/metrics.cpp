@@ -36,17 +36,12 @@ void Metrics::on_finished(const Request& r) {
   ttft.add(ttft_ns);
   e2e.add(e2e_ns);
   normalized.add((e2e_ns + r.output_tokens / 2) / r.output_tokens);
-  bool good =
-      (slo.ttft_ns == 0 || ttft_ns <= slo.ttft_ns) && (slo.e2e_ns == 0 || e2e_ns <= slo.e2e_ns);
   if (r.output_tokens > 1) {
     // Rounded to the nearest ns: exact for the integer inputs up to that rounding.
-    const TimeNs decode_ns = e2e_ns - ttft_ns;
     const std::int64_t gaps = r.output_tokens - 1;
-    const TimeNs tpot_ns = (decode_ns + gaps / 2) / gaps;
-    tpot.add(tpot_ns);
-    if (slo.tpot_ns != 0 && decode_ns > slo.tpot_ns * gaps) good = false;
+    tpot.add((e2e_ns - ttft_ns + gaps / 2) / gaps);
   }
-  if (good) ++slo_good;
+  if (request_meets(slo, ttft_ns, e2e_ns, r.output_tokens)) ++slo_good;
 }
 
 void Metrics::on_rejected(const Request& r) {

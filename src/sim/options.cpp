@@ -110,13 +110,7 @@ void validate_options(const SimOptions& options) {
                      "expected a positive integer, got " + std::to_string(options.block_size));
   }
   if (options.time_limit_ns < 0) throw flag_error("--time-limit", "expected a non-negative time");
-  if (options.slo.ttft_ns < 0) throw flag_error("--slo-ttft", "expected a non-negative time");
-  if (options.slo.tpot_ns < 0) throw flag_error("--slo-tpot", "expected a non-negative time");
-  if (options.slo.e2e_ns < 0) throw flag_error("--slo-e2e", "expected a non-negative time");
-  if (!(options.slo.percentile > 0.0 && options.slo.percentile <= 100.0)) {
-    throw flag_error("--slo-percentile", "expected a number in (0, 100], got " +
-                                             std::to_string(options.slo.percentile));
-  }
+  validate_slo(options.slo);
   if (options.timeline_points < 0 || options.timeline_points == 1) {
     throw flag_error("--timeline-points", "expected 0 or an integer >= 2");
   }

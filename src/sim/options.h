@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/units.h"
+#include "sim/slo.h"
 
 namespace kvsim::sim {
 
@@ -46,14 +47,6 @@ struct SchedulerOptions {
   // CPU swap space per GPU for PreemptionMode::kSwap (vLLM --swap-space, 4 GiB). When it is
   // full, a victim is recomputed instead.
   Bytes swap_space_bytes = 4 * kGiB;
-};
-
-struct SloOptions {
-  TimeNs ttft_ns = 0;  // time-to-first-token target; 0 = none
-  TimeNs tpot_ns = 0;  // time-per-output-token target; 0 = none
-  TimeNs e2e_ns = 0;   // end-to-end latency target; 0 = none
-  // The SLO holds when this percentile of TTFT (and of TPOT) is within its target.
-  double percentile = 99.0;
 };
 
 struct SimOptions {

@@ -88,6 +88,13 @@ class Simulator final : public RequestSink {
 
  private:
   bool read_next();
+  void build_replicas();
+  // Runs events up to `limit`; returns whether it stopped there. `now` ends at the last event.
+  bool run_events(TimeNs limit, TimeNs& now);
+  void dispatch(const Event& e, TimeNs now);
+  void start_steps(TimeNs now);  // on every replica marked since the last call that is idle
+  void count_unfinished(SimResult& result, TimeNs end, bool hit_limit);
+  void collect_replicas(SimResult& result) const;  // capacity, memory and load over time
   void on_arrival(TimeNs now);
   void mark(std::uint32_t replica);
   TimelinePoint current_state() const;
@@ -191,9 +198,7 @@ TimelinePoint Simulator::current_state() const {
   return p;
 }
 
-SimResult Simulator::run() {
-  validate_options(opts_);
-  KVSIM_ASSERT(setup_.cost_model != nullptr && setup_.make_allocator, "a complete setup");
+void Simulator::build_replicas() {
   const Replica::Context ctx{&pool_, &metrics_, &events_, this};
   for (std::int64_t i = 0; i < opts_.num_replicas; ++i) {
     replicas_.push_back(std::make_unique<Replica>(
@@ -203,63 +208,53 @@ SimResult Simulator::run() {
   router_ = std::make_unique<Router>(opts_.router, opts_.num_replicas, capacity);
   loads_.resize(replicas_.size());
   is_dirty_.assign(replicas_.size(), 0);
+}
 
-  if (read_next()) events_.push(next_.arrival_ns, EventKind::kArrival);
-  const TimeNs limit = opts_.time_limit_ns > 0 ? opts_.time_limit_ns : kTimeNever;
-  TimeNs now = 0;
-  bool hit_limit = false;
+void Simulator::dispatch(const Event& e, TimeNs now) {
+  switch (e.kind) {
+    case EventKind::kArrival:
+      on_arrival(now);
+      break;
+    case EventKind::kStepEnd:
+      replicas_[e.replica]->finish_step(now);
+      mark(e.replica);
+      break;
+    case EventKind::kSwapInDone:
+      replicas_[e.replica]->finish_swap_in(e.request, now);
+      mark(e.replica);
+      break;
+  }
+}
+
+void Simulator::start_steps(TimeNs now) {
+  std::sort(dirty_.begin(), dirty_.end());
+  for (std::uint32_t i : dirty_) {
+    is_dirty_[i] = 0;
+    Replica& rep = *replicas_[i];
+    if (rep.busy()) continue;
+    if (auto end = rep.start_step(now)) events_.push(*end, EventKind::kStepEnd, i);
+  }
+  dirty_.clear();
+}
+
+bool Simulator::run_events(TimeNs limit, TimeNs& now) {
   std::uint64_t batches = 0;
   while (!events_.empty()) {
     const TimeNs t = events_.top().time;
-    if (t > limit) {
-      hit_limit = true;
-      break;
-    }
+    if (t > limit) return true;
     timeline_.sample_until(t, [this] { return current_state(); });
     now = t;
-    while (!events_.empty() && events_.top().time == t) {
-      const Event e = events_.pop();
-      switch (e.kind) {
-        case EventKind::kArrival:
-          on_arrival(now);
-          break;
-        case EventKind::kStepEnd:
-          replicas_[e.replica]->finish_step(now);
-          mark(e.replica);
-          break;
-        case EventKind::kSwapInDone:
-          replicas_[e.replica]->finish_swap_in(e.request, now);
-          mark(e.replica);
-          break;
-      }
-    }
-    std::sort(dirty_.begin(), dirty_.end());
-    for (std::uint32_t i : dirty_) {
-      is_dirty_[i] = 0;
-      Replica& rep = *replicas_[i];
-      if (rep.busy()) continue;
-      if (auto end = rep.start_step(now)) events_.push(*end, EventKind::kStepEnd, i);
-    }
-    dirty_.clear();
+    while (!events_.empty() && events_.top().time == t) dispatch(events_.pop(), now);
+    start_steps(now);
     if (observer_ && (++batches & 0x3fff) == 0) {
       observer_->on_progress(
           SimProgress{now, metrics_.arrived, ended_, static_cast<std::int64_t>(pool_.num_live())});
     }
   }
-  const TimeNs end = hit_limit ? limit : now;
-  timeline_.sample_until(end + 1, [this] { return current_state(); });
-  for (auto& rep : replicas_) rep->finish(end);
+  return false;
+}
 
-  SimResult result;
-  result.hit_time_limit = hit_limit;
-  result.duration_ns = end;
-  result.num_events = events_.num_pushed();
-  if (!hit_limit) {
-    KVSIM_ASSERT(pool_.num_live() == 0, "a drained run leaves no live request");
-    KVSIM_ASSERT(metrics_.arrived == metrics_.completed + metrics_.rejected(),
-                 "every request ends exactly once");
-  }
-
+void Simulator::count_unfinished(SimResult& result, TimeNs end, bool hit_limit) {
   // Requests never admitted by the time limit waited at least until then.
   for (const auto& rep : replicas_) {
     rep->for_each_unfinished([&](RequestPool::Slot slot) {
@@ -272,9 +267,11 @@ SimResult Simulator::run() {
   // The request read ahead for the next arrival, due after the limit, was read from the workload
   // too: count it, so that completed + rejected + unfinished is every request read.
   if (hit_limit && have_next_) ++result.requests_unfinished;
+}
 
+void Simulator::collect_replicas(SimResult& result) const {
   result.num_replicas = opts_.num_replicas;
-  result.capacity_slots = capacity;
+  result.capacity_slots = replicas_.front()->capacity_slots();
   result.bytes_per_slot = replicas_.front()->bytes_per_slot();
   result.capacity_bytes = replicas_.front()->accounting().capacity;
   ReplicaIntegrals sum;
@@ -313,6 +310,31 @@ SimResult Simulator::run() {
     result.mean_waiting = static_cast<double>(sum.waiting) / static_cast<double>(sum.elapsed);
   }
   result.num_prefix_routed = router_->num_prefix_routed();
+}
+
+SimResult Simulator::run() {
+  validate_options(opts_);
+  KVSIM_ASSERT(setup_.cost_model != nullptr && setup_.make_allocator, "a complete setup");
+  build_replicas();
+  if (read_next()) events_.push(next_.arrival_ns, EventKind::kArrival);
+  const TimeNs limit = opts_.time_limit_ns > 0 ? opts_.time_limit_ns : kTimeNever;
+  TimeNs now = 0;
+  const bool hit_limit = run_events(limit, now);
+  const TimeNs end = hit_limit ? limit : now;
+  timeline_.sample_until(end + 1, [this] { return current_state(); });
+  for (auto& rep : replicas_) rep->finish(end);
+
+  SimResult result;
+  result.hit_time_limit = hit_limit;
+  result.duration_ns = end;
+  result.num_events = events_.num_pushed();
+  if (!hit_limit) {
+    KVSIM_ASSERT(pool_.num_live() == 0, "a drained run leaves no live request");
+    KVSIM_ASSERT(metrics_.arrived == metrics_.completed + metrics_.rejected(),
+                 "every request ends exactly once");
+  }
+  count_unfinished(result, end, hit_limit);
+  collect_replicas(result);
   result.queue_delay_slope = metrics_.queue_trend.slope();
   const bool growing = metrics_.queue_trend.count() >= kSaturationMinRequests &&
                        result.queue_delay_slope > kSaturationSlope;

@@ -103,6 +103,16 @@ TEST_CASE("cli: simulate and compare show progress on a terminal, nothing when p
   CHECK(compare_tty.find("compare contiguous-oracle / vllm: simulated ") != std::string::npos);
 }
 
+TEST_CASE("cli: plan draws its bar with the same progress line, kept at the end", "[cli][habits]") {
+  const std::string tty = stderr_on_terminal(
+      with("plan", small_run({"--tensor-parallel-size", "1,2", "--slo-ttft", "500",
+                              "--search-max-probes", "4", "--format", "json"})));
+  // Redrawn in place (carriage return, erase to the end of the line), ended by a newline.
+  CHECK(tty.find("\r\033[Kplan [") != std::string::npos);
+  CHECK(tty.find("2/2  100%") != std::string::npos);
+  CHECK(tty.find("ETA 0:00\r\n") != std::string::npos);  // the terminal turns \n into \r\n
+}
+
 TEST_CASE("cli: a misspelt subcommand or flag gets 'did you mean'", "[cli][habits]") {
   auto r = run_kvsim({"simulat", "--model", "llama-3-8b"});
   CHECK(r.exit_code == 2);

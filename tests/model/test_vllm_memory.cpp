@@ -175,3 +175,53 @@ TEST_CASE("vllm serve's V1 defaults by GPU and the three log lines", "[model][vl
   CHECK(vllm_concurrency_line(32768, 1.0576) ==
         "Maximum concurrency for 32,768 tokens per request: 1.06x");
 }
+
+TEST_CASE("vLLM's MXFP4 MoE kernels pad each rank's experts by GPU generation",
+          "[model][vllm][weights]") {
+  // gpt-oss-120b's expert geometry: 36 MoE layers of 128 experts, hidden and expert width 2880,
+  // gated, with biases, experts in MXFP4 (4-bit, one 8-bit scale per 32).
+  ModelSpec m = tiny_dense();
+  m.num_layers = 36;
+  m.hidden_size = 2880;
+  m.attention.num_q_heads = 64;
+  m.attention.num_kv_heads = 8;
+  m.attention.head_dim = 64;
+  m.layer_kinds.assign(36, LayerKind::kFullAttention);
+  m.mlp_bias = true;
+  m.moe.num_experts = 128;
+  m.moe.experts_per_token = 4;
+  m.moe.expert_intermediate_size = 2880;
+  m.moe.has_expert_dtype = true;
+  m.moe.expert_dtype = Dtype::kInt4;
+  m.moe.expert_scale_group_size = 32;
+
+  HardwareSpec a100 = gpu("a100-80gb", 80 * kGiB);
+  a100.compute_capability = 8.0;
+  HardwareSpec h100 = a100;
+  h100.compute_capability = 9.0;
+  HardwareSpec b200 = a100;
+  b200.compute_capability = 10.0;
+  HardwareSpec unknown = a100;
+  unknown.compute_capability = 0;
+  CHECK(vllm_expert_padding(m, a100) == ExpertPadding{256, 128});  // Marlin
+  CHECK(vllm_expert_padding(m, h100) == ExpertPadding{1, 64});     // Triton kernels
+  CHECK(vllm_expert_padding(m, b200) == ExpertPadding{256, 256});  // FlashInfer
+  CHECK(vllm_expert_padding(m, unknown) == ExpertPadding{});
+  CHECK(vllm_expert_padding(tiny_dense(), a100) == ExpertPadding{});  // not MXFP4 experts
+
+  // TP 4 on Marlin: each rank's experts are 3072 × 768 instead of 2880 × 720. Per layer,
+  // 128 × 3 × (3072·768 − 2880·720) = 109,707,264 more elements: 54,853,632 B of 4-bit values,
+  // 3,428,352 B of scales, and bf16 biases 128 × (2·48 + 192) × 2 = 73,728 B.
+  const Bytes padded = weights_bytes_per_gpu(m, 4, vllm_expert_padding(m, a100));
+  CHECK(padded - weights_bytes_per_gpu(m, 4) == 36 * (54'853'632 + 3'428'352 + 73'728));
+  // Triton on Hopper pads only the width, 720 to 768: per layer 128 × 3 × 2880 × 48 elements,
+  // 26,542,080 B of values, 1,658,880 B of scales and 128 × 2 × 48 × 2 = 24,576 B of biases.
+  CHECK(weights_bytes_per_gpu(m, 4, vllm_expert_padding(m, h100)) - weights_bytes_per_gpu(m, 4) ==
+        36 * (26'542'080 + 1'658'880 + 24'576));
+  // TP 1 on Hopper: 2880 is a multiple of 64 too.
+  CHECK(weights_bytes_per_gpu(m, 1, vllm_expert_padding(m, h100)) == weights_bytes(m));
+  // The profile counts the padding as weights.
+  const VllmMemoryProfile p = vllm_v1_memory_profile(m, a100, 4, v1(0.8, 2048, 256));
+  CHECK(p.weights_bytes == padded);
+  CHECK(p.expert_padding_bytes == 36 * (54'853'632 + 3'428'352 + 73'728));
+}

@@ -8,9 +8,13 @@ using report::Json;
 namespace {
 
 // A record as the runner stores it, with just what the report reads.
-Json record(const std::string& status, double max_rate, double tokens_per_s, double per_user,
-            const std::string& limiting = "tpot_p99") {
-  if (status == "does_not_fit") return report::deployment_error_record("too big");
+plan::DeploymentRecord record_json(const Json& r) {
+  return plan::record_from_json(r, "test record");
+}
+
+plan::DeploymentRecord record(const std::string& status, double max_rate, double tokens_per_s,
+                              double per_user, const std::string& limiting = "tpot_p99") {
+  if (status == "does_not_fit") return record_json(plan::to_json(plan::error_record("too big")));
   Json r;
   r["status"] = status;
   r["error"] = nullptr;
@@ -29,7 +33,7 @@ Json record(const std::string& status, double max_rate, double tokens_per_s, dou
            {"metrics", {{"output_tokens_per_s", tokens_per_s}, {"e2e_s", {{"mean", 10.0}}}}},
            {"memory", Json::object()}};
   r["above"] = nullptr;
-  return r;
+  return record_json(r);
 }
 
 report::PlanPoint point(const std::string& gpu, std::int64_t tp, double price) {
@@ -37,7 +41,7 @@ report::PlanPoint point(const std::string& gpu, std::int64_t tp, double price) {
   p.axes = {{"gpu", gpu}, {"tensor_parallel_size", std::to_string(tp)}, {"block_size", "16"}};
   p.label = "m on " + std::to_string(tp) + " × " + gpu;
   p.inputs = Json::object();
-  p.slo.tpot = {0.1, 99};
+  p.slo.tpot_ns = 100'000'000;
   p.gpus_per_replica = tp;
   p.gpu_price_per_hour = price;
   return p;
@@ -48,9 +52,9 @@ report::PlanPoint point(const std::string& gpu, std::int64_t tp, double price) {
 TEST_CASE("plan report: sizing, ranking, Pareto front and best", "[plan][report]") {
   const std::vector<report::PlanPoint> points = {point("h100", 4, 3.0), point("a100", 8, 2.0),
                                                  point("h200", 2, 4.0), point("l4", 1, 0.5)};
-  const std::vector<Json> records = {record("found", 6.0, 2400, 20), record("found", 3.0, 1600, 30),
-                                     record("capped", 10.0, 2000, 15),
-                                     record("does_not_fit", 0, 0, 0)};
+  const std::vector<plan::DeploymentRecord> records = {
+      record("found", 6.0, 2400, 20), record("found", 3.0, 1600, 30),
+      record("capped", 10.0, 2000, 15), record("does_not_fit", 0, 0, 0)};
   report::PlanReportSettings settings;
   settings.target_rate_rps = 12.0;
   const Json doc = report::plan_json(settings, points, records);
@@ -93,11 +97,54 @@ TEST_CASE("plan report: sizing, ranking, Pareto front and best", "[plan][report]
 
 TEST_CASE("plan report: without a target, rank by cost per request/s", "[plan][report]") {
   const std::vector<report::PlanPoint> points = {point("h100", 4, 3.0), point("a100", 8, 2.0)};
-  const std::vector<Json> records = {record("found", 6.0, 2400, 20),
-                                     record("found", 9.0, 1600, 30)};
+  const std::vector<plan::DeploymentRecord> records = {record("found", 6.0, 2400, 20),
+                                                       record("found", 9.0, 1600, 30)};
   const Json doc = report::plan_json({}, points, records);
   // $12/h for 6 rps = 2 $/rps-h; $16/h for 9 rps = 1.78: the a100 deployment first.
   CHECK(doc["ranking"]["by_cost"] == Json::array({1, 0}));
   CHECK(doc["deployments"][0]["replicas_needed"] == 1);
   CHECK(doc["settings"]["target_rate_rps"].is_null());
+}
+
+TEST_CASE("plan report: axis values are typed as their settings", "[plan][report]") {
+  report::PlanPoint p = point("h100", 4, 3.0);
+  p.axes = {{"gpu", "h100"},
+            {"tensor_parallel_size", "4"},
+            {"gpu_memory_utilization", "0.9"},
+            {"serving.enable_prefix_caching", "true"},
+            {"model", "16"},                 // a name that looks like a number
+            {"workload", "{trace: a.csv}"},  // a structured list element: its flow text
+            {"workload.rate", "2.5"}};       // no setting: read as its YAML scalar
+  const Json doc = report::plan_json({}, {p}, {record("found", 6.0, 2400, 20)});
+  const Json& axes = doc["deployments"][0]["axes"];
+  CHECK(axes["gpu"] == "h100");
+  CHECK(axes["tensor_parallel_size"].is_number_integer());
+  CHECK(axes["tensor_parallel_size"] == 4);
+  CHECK(axes["gpu_memory_utilization"].is_number_float());
+  CHECK(axes["gpu_memory_utilization"] == 0.9);
+  CHECK(axes["serving.enable_prefix_caching"] == true);
+  CHECK(axes["model"] == "16");
+  CHECK(axes["workload"] == "{trace: a.csv}");
+  CHECK(axes["workload.rate"] == 2.5);
+  CHECK(doc["best"]["axes"] == axes);
+}
+
+TEST_CASE("plan record: JSON round trip and a wrong record", "[plan][report]") {
+  plan::DeploymentRecord r = record("found", 6.0, 2400, 20);
+  r.sizing = plan::TargetSizing{12.0, 2, 3, {{2, false, "ttft_p99"}, {3, true, ""}}};
+  const Json j = plan::to_json(r);
+  CHECK(j["sizing"]["verified"] == true);
+  CHECK(j["sizing"]["checks"][1]["limiting"].is_null());
+  const plan::DeploymentRecord back = plan::record_from_json(j, "x");
+  CHECK(plan::to_json(back) == j);
+  CHECK(back.at_max->output_tokens_per_s == 2400);
+  CHECK(back.at_max->mean_e2e_s == 10.0);
+  CHECK(back.sizing->replicas_needed == 3);
+  CHECK(plan::to_json(plan::error_record("too big"))["at_max"].is_null());
+  Json bad = j;
+  bad["max_rate_rps"] = "fast";
+  CHECK_THROWS_WITH(plan::record_from_json(bad, "result of deployment 3"),
+                    Catch::Contains("result of deployment 3") && Catch::Contains("max_rate_rps"));
+  bad.erase("probes");
+  CHECK_THROWS_WITH(plan::record_from_json(bad, "r"), Catch::Contains("'max_rate_rps'"));
 }

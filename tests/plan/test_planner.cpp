@@ -34,20 +34,3 @@ TEST_CASE("planner: a workload's base rate is (n - 1) / arrival span", "[plan][p
   CHECK_THROWS_WITH(measure_workload(constant_workload(4.0, 1)),
                     Catch::Contains("at least two requests"));
 }
-
-TEST_CASE("planner: the simulator's SLO block follows the planner's", "[plan][planner]") {
-  SloSpec slo;
-  slo.ttft = {0.5, 90};
-  slo.tpot = {0.05, 99};
-  kvsim::sim::SloOptions s = sim_slo(slo);
-  CHECK(s.ttft_ns == 500'000'000);
-  CHECK(s.tpot_ns == 50'000'000);
-  CHECK(s.e2e_ns == 0);
-  CHECK(s.percentile == 90);
-  slo.ttft = {};
-  slo.e2e = {20, 50};
-  s = sim_slo(slo);
-  CHECK(s.ttft_ns == 0);
-  CHECK(s.e2e_ns == 20'000'000'000);
-  CHECK(s.percentile == 99);  // TPOT's, not E2E's
-}
