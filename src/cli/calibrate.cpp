@@ -90,8 +90,8 @@ std::string default_measurements_path(const std::string& out) {
   return base + ".measurements.csv";
 }
 
-void run(CalibrateFlags& f) {
-  const bool device_mode = f.device >= 0;
+// Which inputs the flags give (--from, --device, --validate) and --max-knots.
+void check_flags(const CalibrateFlags& f, bool device_mode) {
   if (f.from.empty() && !device_mode && f.validate.empty()) {
     throw flag_error("--from",
                      "expected --from FILE (measurements to fit), --device N (measure this GPU), "
@@ -101,22 +101,109 @@ void run(CalibrateFlags& f) {
     throw flag_error("--device", "expected either --device or --from, not both");
   if (f.max_knots < 1 || f.max_knots > 32)
     throw flag_error("--max-knots", "expected 1..32, got " + std::to_string(f.max_knots));
+}
+
+// The CUDA GPU --device names (with --model, whose shapes it measures).
+kernels::DeviceInfo local_device(const CalibrateFlags& f) {
+  if (kernels::device_count() <= f.device) {
+    throw flag_error("--device", "no CUDA GPU " + std::to_string(f.device) + " here (" +
+                                     kernels::device_summary() +
+                                     "); fit measurements taken elsewhere with --from FILE");
+  }
+  if (f.model.empty()) {
+    throw flag_error("--model", "expected --model NAME: calibration measures that model's shapes");
+  }
+  return kernels::device_info(f.device);
+}
+
+// Times the model's kernel shapes on the local GPU; records the source and kernels in `in`.
+std::vector<cost::Measurement> measure_device(const CalibrateFlags& f,
+                                              const model::HardwareSpec& hw,
+                                              const kernels::DeviceInfo& info,
+                                              report::CalibrationReportInput& in) {
+  const model::ModelSpec m = config::load_model(f.model);
+  cost::DevicePlanOptions po;
+  po.tensor_parallel_sizes = f.tensor_parallel_sizes;
+  po.quick = f.quick;
+  po.fp8 = !f.no_fp8;
+  po.num_gpus = info.device_count;
+  po.nccl = kernels::nccl_compiled();
+  const auto plan = cost::device_plan(m, po);
+  std::fprintf(stderr, "kvsim calibrate: timing %zu kernels on %s\n", plan.size(),
+               info.name.c_str());
+  std::vector<cost::Measurement> rows =
+      cost::run_device_plan(f.device, plan, f.quick, [](std::size_t done, std::size_t total) {
+        if (done % 25 == 0 || done == total) std::fprintf(stderr, "  %zu/%zu\n", done, total);
+      });
+  in.sources.push_back("device " + std::to_string(f.device) + " (" + info.name + ")");
+  in.kernels = report::kernel_rows(rows, hw);
+  if (!f.out.empty() || !f.measurements_out.empty()) {
+    in.measurements_path =
+        f.measurements_out.empty() ? default_measurements_path(f.out) : f.measurements_out;
+  }
+  return rows;
+}
+
+std::vector<cost::Measurement> load_all(const std::vector<std::string>& paths,
+                                        cost::MeasurementFormat format,
+                                        std::vector<std::string>& sources) {
+  std::vector<cost::Measurement> rows;
+  for (const std::string& path : paths) {
+    const auto r = cost::load_measurements(path, format);
+    rows.insert(rows.end(), r.begin(), r.end());
+    sources.push_back(path);
+  }
+  return rows;
+}
+
+// Fits the profile relative to `hw` (whose cost profile becomes the fitted one), with the
+// provenance the flags or the device give.
+void fit(const CalibrateFlags& f, const std::vector<cost::Measurement>& rows, bool device_mode,
+         const kernels::DeviceInfo& info, model::HardwareSpec& hw,
+         report::CalibrationReportInput& in) {
+  cost::FitOptions fo;
+  fo.max_knots = f.max_knots;
+  fo.keep_tables = !f.no_tables;
+  model::HardwareSpec base = hw;
+  auto& prov = base.cost.provenance;
+  prov.kind = device_mode ? "calibrated" : "imported";
+  prov.device = !f.device_name.empty() ? f.device_name : device_mode ? info.name : "unknown";
+  prov.driver = !f.driver.empty() ? f.driver
+                : device_mode ? "CUDA driver " + std::to_string(info.driver_version / 1000) + "." +
+                                    std::to_string(info.driver_version % 1000 / 10)
+                              : "";
+  prov.date = f.date.empty() ? today_utc() : f.date;
+  prov.kvsim_version = KVSIM_VERSION;
+  prov.source = join(in.sources, "; ");
+  in.fit = cost::fit_profile(rows, base, fo);
+  in.provenance = in.fit->profile.provenance;
+  hw.cost = in.fit->profile;
+}
+
+// Measurements, then the profile (each atomically); the report comes after.
+void write_files(const CalibrateFlags& f, const std::vector<cost::Measurement>& rows,
+                 const model::HardwareSpec& hw, report::CalibrationReportInput& in) {
+  if (!in.measurements_path.empty())
+    write_file_atomically(in.measurements_path, cost::measurements_csv(rows));
+  if (!f.out.empty()) {
+    if (!in.fit)
+      throw flag_error("--out", "expected --from or --device: there is no fitted profile to write");
+    write_file_atomically(f.out,
+                          config::replace_cost_model_section(hardware_yaml_text(f.gpu), hw.cost));
+    in.profile_path = f.out;
+  }
+}
+
+void run(CalibrateFlags& f) {
+  const bool device_mode = f.device >= 0;
+  check_flags(f, device_mode);
   const auto format = cost::parse_measurement_format(f.from_format);
 
   report::CalibrationReportInput in;
   std::vector<cost::Measurement> rows;
   kernels::DeviceInfo info;
   if (device_mode) {
-    if (kernels::device_count() <= f.device) {
-      throw flag_error("--device", "no CUDA GPU " + std::to_string(f.device) + " here (" +
-                                       kernels::device_summary() +
-                                       "); fit measurements taken elsewhere with --from FILE");
-    }
-    if (f.model.empty()) {
-      throw flag_error("--model",
-                       "expected --model NAME: calibration measures that model's shapes");
-    }
-    info = kernels::device_info(f.device);
+    info = local_device(f);
     if (f.gpu.empty()) f.gpu = guess_gpu(info.name);
   }
   if (f.gpu.empty()) {
@@ -127,75 +214,22 @@ void run(CalibrateFlags& f) {
   in.gpu = hw.name;
 
   if (device_mode) {
-    const model::ModelSpec m = config::load_model(f.model);
-    cost::DevicePlanOptions po;
-    po.tensor_parallel_sizes = f.tensor_parallel_sizes;
-    po.quick = f.quick;
-    po.fp8 = !f.no_fp8;
-    po.num_gpus = info.device_count;
-    po.nccl = kernels::nccl_compiled();
-    const auto plan = cost::device_plan(m, po);
-    std::fprintf(stderr, "kvsim calibrate: timing %zu kernels on %s\n", plan.size(),
-                 info.name.c_str());
-    rows = cost::run_device_plan(f.device, plan, f.quick, [](std::size_t done, std::size_t total) {
-      if (done % 25 == 0 || done == total) std::fprintf(stderr, "  %zu/%zu\n", done, total);
-    });
-    in.sources.push_back("device " + std::to_string(f.device) + " (" + info.name + ")");
-    in.kernels = report::kernel_rows(rows, hw);
-    if (!f.out.empty() || !f.measurements_out.empty()) {
-      in.measurements_path =
-          f.measurements_out.empty() ? default_measurements_path(f.out) : f.measurements_out;
-    }
+    rows = measure_device(f, hw, info, in);
   } else {
-    for (const std::string& path : f.from) {
-      const auto r = cost::load_measurements(path, format);
-      rows.insert(rows.end(), r.begin(), r.end());
-      in.sources.push_back(path);
-    }
+    rows = load_all(f.from, format, in.sources);
     if (!f.measurements_out.empty()) in.measurements_path = f.measurements_out;
   }
   for (const auto& r : rows) in.measurements[std::string(cost::op_class_name(r.shape.op))] += 1;
 
   if (!rows.empty()) {
-    cost::FitOptions fo;
-    fo.max_knots = f.max_knots;
-    fo.keep_tables = !f.no_tables;
-    model::HardwareSpec base = hw;
-    auto& prov = base.cost.provenance;
-    prov.kind = device_mode ? "calibrated" : "imported";
-    prov.device = !f.device_name.empty() ? f.device_name : device_mode ? info.name : "unknown";
-    prov.driver = !f.driver.empty() ? f.driver
-                  : device_mode     ? "CUDA driver " + std::to_string(info.driver_version / 1000) +
-                                      "." + std::to_string(info.driver_version % 1000 / 10)
-                                : "";
-    prov.date = f.date.empty() ? today_utc() : f.date;
-    prov.kvsim_version = KVSIM_VERSION;
-    prov.source = join(in.sources, "; ");
-    in.fit = cost::fit_profile(rows, base, fo);
-    in.provenance = in.fit->profile.provenance;
-    hw.cost = in.fit->profile;
+    fit(f, rows, device_mode, info, hw, in);
   } else {
     in.provenance = hw.cost.provenance;
   }
   if (!f.validate.empty()) {
-    std::vector<cost::Measurement> held_out;
-    for (const std::string& path : f.validate) {
-      const auto v = cost::load_measurements(path, format);
-      held_out.insert(held_out.end(), v.begin(), v.end());
-      in.validation_sources.push_back(path);
-    }
-    in.validation = cost::validate_profile(hw, held_out);
+    in.validation = cost::validate_profile(hw, load_all(f.validate, format, in.validation_sources));
   }
-  // Files: measurements, then the profile (each atomically), then the report.
-  if (!in.measurements_path.empty())
-    write_file_atomically(in.measurements_path, cost::measurements_csv(rows));
-  if (!f.out.empty()) {
-    if (!in.fit)
-      throw flag_error("--out", "expected --from or --device: there is no fitted profile to write");
-    write_file_atomically(f.out,
-                          config::replace_cost_model_section(hardware_yaml_text(f.gpu), hw.cost));
-    in.profile_path = f.out;
-  }
+  write_files(f, rows, hw, in);
   report::OutputOptions out;
   out.format = f.format;
   out.out_path = f.report;

@@ -52,7 +52,8 @@ void non_negative(std::int64_t v, const char* flag) {
   }
 }
 
-void run(CostFlags& f) {
+// The flags' own checks (ranges, chunk counts, the cost model's name).
+void check_flags(const CostFlags& f) {
   for (const auto t : f.prefill) {
     if (t <= 0) {
       throw Error(ErrorLocation{"", 0, 0, "--prefill"},
@@ -78,16 +79,63 @@ void run(CostFlags& f) {
                 "expected roofline or linear, got '" + f.cost_model + "'" +
                     did_you_mean(f.cost_model, {"roofline", "linear"}));
   }
-  const run::Deployment d = run::resolve_deployment(scenario_from_flags(f.deployment).deployment,
-                                                    run::GpuRequirement::kRequired);
-  const model::HardwareSpec& hw = *d.hardware;
+}
 
+// The prefill chunks the flags describe, each with its cached tokens.
+std::vector<cost::PrefillChunk> prefill_chunks(const CostFlags& f) {
   std::vector<cost::PrefillChunk> chunks;
   for (std::size_t i = 0; i < f.prefill.size(); ++i) {
     const std::int64_t cached =
         f.prefill_cached.empty() ? 0 : f.prefill_cached[f.prefill_cached.size() == 1 ? 0 : i];
     chunks.push_back({f.prefill[i], cached});
   }
+  return chunks;
+}
+
+cost::LinearCostParams linear_params(const CostFlags& f, const model::HardwareSpec& hw) {
+  cost::LinearCostParams p;
+  p.base_ns = f.linear_base_us * 1e3;
+  p.per_prefill_token_ns = f.linear_per_prefill_token_us * 1e3;
+  p.per_decode_seq_ns = f.linear_per_decode_seq_us * 1e3;
+  p.per_context_token_ns = f.linear_per_context_token_ns;
+  p.swap_bytes_per_s = hw.pcie_bandwidth > 0 ? hw.pcie_bandwidth : p.swap_bytes_per_s;
+  return p;
+}
+
+// The roofline model the flags ask for; records its resolved dtypes, profile and overhead in `in`.
+std::unique_ptr<cost::RooflineCostModel> roofline_model(const CostFlags& f,
+                                                        const run::Deployment& d,
+                                                        report::CostReportInput& in) {
+  const model::HardwareSpec& hw = *d.hardware;
+  cost::CostOptions o;
+  o.tensor_parallel_size = d.tensor_parallel_size;
+  o.kv_dtype = d.kv_format.dtype;
+  o.weight_dtype = dtype_flag(f.dtype, "--dtype");
+  o.activation_dtype = dtype_flag(f.activation_dtype, "--activation-dtype");
+  if (f.step_overhead_us >= 0) {
+    if (!std::isfinite(f.step_overhead_us))
+      throw Error(ErrorLocation{"", 0, 0, "--step-overhead-us"}, "expected a finite time");
+    o.step_overhead_s = f.step_overhead_us * 1e-6;
+  }
+  o.use_tables = !f.no_tables;
+  auto roofline = std::make_unique<cost::RooflineCostModel>(d.model, hw, o);
+  in.weight_dtype = std::string(model::dtype_name(roofline->dtypes().weight));
+  in.activation_dtype = std::string(model::dtype_name(roofline->dtypes().gemm_compute));
+  in.kv_dtype = std::string(model::dtype_name(roofline->dtypes().kv));
+  in.profile_kind = hw.cost.provenance.kind;
+  in.profile_device = hw.cost.provenance.device;
+  in.defaulted_classes = roofline->defaulted_classes();
+  in.tables_used = static_cast<std::int64_t>(roofline->num_tables_used());
+  in.step_overhead_s = roofline->step_overhead_s();
+  return roofline;
+}
+
+void run(CostFlags& f) {
+  check_flags(f);
+  const run::Deployment d = run::resolve_deployment(scenario_from_flags(f.deployment).deployment,
+                                                    run::GpuRequirement::kRequired);
+  const model::HardwareSpec& hw = *d.hardware;
+  const std::vector<cost::PrefillChunk> chunks = prefill_chunks(f);
   const std::vector<std::int64_t> contexts(static_cast<std::size_t>(f.decode_batch), f.context);
   cost::StepBatch batch;
   batch.prefills = chunks;
@@ -108,36 +156,10 @@ void run(CostFlags& f) {
 
   std::unique_ptr<cost::CostModel> model;
   if (f.cost_model == "linear") {
-    cost::LinearCostParams p;
-    p.base_ns = f.linear_base_us * 1e3;
-    p.per_prefill_token_ns = f.linear_per_prefill_token_us * 1e3;
-    p.per_decode_seq_ns = f.linear_per_decode_seq_us * 1e3;
-    p.per_context_token_ns = f.linear_per_context_token_ns;
-    p.swap_bytes_per_s = hw.pcie_bandwidth > 0 ? hw.pcie_bandwidth : p.swap_bytes_per_s;
-    model = std::make_unique<cost::LinearCostModel>(p);
+    model = std::make_unique<cost::LinearCostModel>(linear_params(f, hw));
     in.step_overhead_s = 0;
   } else {
-    cost::CostOptions o;
-    o.tensor_parallel_size = d.tensor_parallel_size;
-    o.kv_dtype = d.kv_format.dtype;
-    o.weight_dtype = dtype_flag(f.dtype, "--dtype");
-    o.activation_dtype = dtype_flag(f.activation_dtype, "--activation-dtype");
-    if (f.step_overhead_us >= 0) {
-      if (!std::isfinite(f.step_overhead_us))
-        throw Error(ErrorLocation{"", 0, 0, "--step-overhead-us"}, "expected a finite time");
-      o.step_overhead_s = f.step_overhead_us * 1e-6;
-    }
-    o.use_tables = !f.no_tables;
-    auto roofline = std::make_unique<cost::RooflineCostModel>(d.model, hw, o);
-    in.weight_dtype = std::string(model::dtype_name(roofline->dtypes().weight));
-    in.activation_dtype = std::string(model::dtype_name(roofline->dtypes().gemm_compute));
-    in.kv_dtype = std::string(model::dtype_name(roofline->dtypes().kv));
-    in.profile_kind = hw.cost.provenance.kind;
-    in.profile_device = hw.cost.provenance.device;
-    in.defaulted_classes = roofline->defaulted_classes();
-    in.tables_used = static_cast<std::int64_t>(roofline->num_tables_used());
-    in.step_overhead_s = roofline->step_overhead_s();
-    model = std::move(roofline);
+    model = roofline_model(f, d, in);
     if (!f.no_crossover)
       in.crossover = cost::decode_crossover(*model, f.context > 0 ? f.context : 4096);
     if (in.crossover && f.context == 0) in.context = 4096;

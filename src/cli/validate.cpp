@@ -147,7 +147,8 @@ class TempTrace {
   std::string path_;
 };
 
-void run_validate(const ValidateFlags& f) {
+// Checks the flags and reads the real run in its format.
+trace::RealRun read_run(const ValidateFlags& f) {
   if (!f.sim.output.format.empty()) report::parse_format(f.sim.output.format);
   if (f.run_path.empty()) {
     throw flag_error("--run", "missing required flag; expected a benchmark result file");
@@ -181,22 +182,24 @@ void run_validate(const ValidateFlags& f) {
     throw flag_error("--arrivals", "only a vLLM benchmark JSON needs arrivals; this run has them");
   }
 
-  const TempTrace temp(run);
-  SimCommandFlags sim = f.sim;
-  trace::WorkloadOptions workload;
-  workload.source = trace::WorkloadOptions::Source::kTrace;
-  workload.trace.path = temp.path();
-  workload.trace.format = trace::TraceFormat::kNative;
-  sim.workload_override = workload;
-  const PreparedRun prepared = prepare_run(sim);
-  const RunOutput out = run_scenario(prepared.resolved, "", "validate:", kv_detail(f.sim.serving));
-  const sim::Metrics& m = out.result.metrics;
+  return run;
+}
 
+// Real against simulated: the latency rows and the throughputs.
+struct Comparison {
+  std::vector<MetricRow> rows;
+  std::int64_t failed = 0;  // real requests that failed (left out of the real metrics)
+  double real_rps = 0, real_tps = 0, sim_rps = 0, sim_tps = 0;
+};
+
+Comparison compare(const trace::RealRun& run, const RunOutput& out) {
+  const sim::Metrics& m = out.result.metrics;
+  Comparison c;
   std::vector<double> ttft, tpot, e2e, itl;
-  std::int64_t failed = 0, output_tokens = 0, completed = 0;
+  std::int64_t output_tokens = 0, completed = 0;
   for (const trace::RealRequest& r : run.requests) {
     if (r.failed) {
-      ++failed;
+      ++c.failed;
       continue;
     }
     if (r.ttft_s >= 0) ttft.push_back(r.ttft_s);
@@ -206,112 +209,137 @@ void run_validate(const ValidateFlags& f) {
     ++completed;
     output_tokens += r.output_tokens;
   }
-  std::vector<MetricRow> rows{{"ttft_s", "TTFT", stats_of(ttft), stats_of(m.ttft)},
-                              {"tpot_s", "TPOT", stats_of(tpot), stats_of(m.tpot)},
-                              {"itl_s", "ITL", stats_of(itl), stats_of(m.itl)},
-                              {"e2e_s", "E2E", stats_of(e2e), stats_of(m.e2e)}};
+  c.rows = {{"ttft_s", "TTFT", stats_of(ttft), stats_of(m.ttft)},
+            {"tpot_s", "TPOT", stats_of(tpot), stats_of(m.tpot)},
+            {"itl_s", "ITL", stats_of(itl), stats_of(m.itl)},
+            {"e2e_s", "E2E", stats_of(e2e), stats_of(m.e2e)}};
   const double real_duration = run.duration_s > 0 ? run.duration_s : 1;
   const double sim_duration = std::max(1e-9, ns_to_seconds(out.result.duration_ns));
-  const double real_rps = static_cast<double>(completed) / real_duration;
-  const double real_tps = static_cast<double>(output_tokens) / real_duration;
-  const double sim_rps = static_cast<double>(m.completed) / sim_duration;
-  const double sim_tps = static_cast<double>(m.output_tokens) / sim_duration;
+  c.real_rps = static_cast<double>(completed) / real_duration;
+  c.real_tps = static_cast<double>(output_tokens) / real_duration;
+  c.sim_rps = static_cast<double>(m.completed) / sim_duration;
+  c.sim_tps = static_cast<double>(m.output_tokens) / sim_duration;
+  return c;
+}
 
-  const auto json_doc = [&] {
-    report::Json doc = report::envelope("kvsim.validate/v1", "validate");
-    report::Json inputs;
-    inputs["run"] = f.run_path;
-    inputs["run_format"] = std::string(trace::run_format_name(run.format));
-    inputs["arrivals"] = run.arrivals;
-    inputs["requests"] = static_cast<std::int64_t>(run.requests.size());
-    inputs["failed_requests"] = failed;
-    inputs["request_rate"] = run.request_rate && std::isfinite(*run.request_rate)
-                                 ? report::Json(*run.request_rate)
-                                 : report::Json(nullptr);
-    inputs["model"] = out.inputs.model;
-    inputs["hardware"] = out.inputs.hardware;
-    inputs["serving"] = out.inputs.serving;
-    inputs["seed"] = out.inputs.seed;
-    doc["inputs"] = inputs;
-    report::Json metrics;
-    for (const MetricRow& row : rows) {
-      metrics[row.name] = {{"real", stats_json(row.real)},
-                           {"simulated", stats_json(row.simulated)},
-                           {"error", error_json(row)}};
-    }
-    doc["metrics"] = metrics;
-    doc["throughput"] = {
-        {"real", {{"requests_per_s", real_rps}, {"output_tokens_per_s", real_tps}}},
-        {"simulated", {{"requests_per_s", sim_rps}, {"output_tokens_per_s", sim_tps}}},
-        {"error",
-         {{"requests_per_s", rel(sim_rps, real_rps)},
-          {"output_tokens_per_s", rel(sim_tps, real_tps)}}}};
-    doc["simulated_requests"] = {{"completed", m.completed},
-                                 {"rejected", m.rejected()},
-                                 {"unfinished", out.result.requests_unfinished}};
-    return report::dump(doc);
-  };
-  const auto table = [&] {
-    report::Table t({"metric", "real mean", "sim mean", "err", "real p50", "sim p50", "err",
-                     "real p90", "sim p90", "err", "real p99", "sim p99", "err"});
-    for (std::size_t c = 1; c < 13; ++c) t.set_align(c, report::Align::kRight);
-    t.set_title("kvsim validate: " + f.run_path + " (" +
-                std::string(trace::run_format_name(run.format)) + ", " +
-                with_commas(static_cast<std::int64_t>(run.requests.size())) +
-                " requests; arrivals " + run.arrivals +
-                ")\nlatencies in ms; err = (sim − real) "
-                "/ real");
-    for (const MetricRow& row : rows) {
-      t.add_row({row.label, ms(row.real, &Stats::mean), ms(row.simulated, &Stats::mean),
-                 pct(row, &Stats::mean), ms(row.real, &Stats::p50), ms(row.simulated, &Stats::p50),
-                 pct(row, &Stats::p50), ms(row.real, &Stats::p90), ms(row.simulated, &Stats::p90),
-                 pct(row, &Stats::p90), ms(row.real, &Stats::p99), ms(row.simulated, &Stats::p99),
-                 pct(row, &Stats::p99)});
-    }
-    std::string s = t.render();
-    const auto signed_pct = [](double e) { return (e >= 0 ? "+" : "") + fixed(100 * e, 1) + "%"; };
-    s += "throughput: real " + fixed(real_rps, 3) + " req/s, " + fixed(real_tps, 1) +
-         " output tok/s; simulated " + fixed(sim_rps, 3) + " req/s (" +
-         signed_pct(rel(sim_rps, real_rps)) + "), " + fixed(sim_tps, 1) + " output tok/s (" +
-         signed_pct(rel(sim_tps, real_tps)) + ")\n";
-    if (failed > 0)
-      s += "real failed requests (left out of the real metrics): " + std::to_string(failed) + "\n";
-    if (m.rejected() > 0 || out.result.requests_unfinished > 0) {
-      s += "simulated: " + std::to_string(m.rejected()) + " rejected, " +
-           std::to_string(out.result.requests_unfinished) + " unfinished\n";
-    }
-    return s;
-  };
-  const auto csv = [&] {
-    std::string s = "metric,stat,real,simulated,error\n";
-    for (const MetricRow& row : rows) {
-      for (const auto& [stat, field] :
-           std::vector<std::pair<std::string, double Stats::*>>{{"mean", &Stats::mean},
-                                                                {"p50", &Stats::p50},
-                                                                {"p90", &Stats::p90},
-                                                                {"p99", &Stats::p99}}) {
-        const std::string real = row.real ? fixed((*row.real).*field, 9) : "";
-        const std::string simd = row.simulated ? fixed((*row.simulated).*field, 9) : "";
-        std::string err;
-        if (row.real && row.simulated) {
-          const double e = rel((*row.simulated).*field, (*row.real).*field);
-          if (std::isfinite(e)) err = fixed(e, 6);
-        }
-        s += row.name;
-        s += ',';
-        s += stat;
-        s += ',';
-        s += real;
-        s += ',';
-        s += simd;
-        s += ',';
-        s += err;
-        s += '\n';
+std::string validate_json(const std::string& run_path, const trace::RealRun& run,
+                          const RunOutput& out, const Comparison& c) {
+  const sim::Metrics& m = out.result.metrics;
+  report::Json doc = report::envelope("kvsim.validate/v1", "validate");
+  report::Json inputs;
+  inputs["run"] = run_path;
+  inputs["run_format"] = std::string(trace::run_format_name(run.format));
+  inputs["arrivals"] = run.arrivals;
+  inputs["requests"] = static_cast<std::int64_t>(run.requests.size());
+  inputs["failed_requests"] = c.failed;
+  inputs["request_rate"] = run.request_rate && std::isfinite(*run.request_rate)
+                               ? report::Json(*run.request_rate)
+                               : report::Json(nullptr);
+  inputs["model"] = out.inputs.model;
+  inputs["hardware"] = out.inputs.hardware;
+  inputs["serving"] = out.inputs.serving;
+  inputs["seed"] = out.inputs.seed;
+  doc["inputs"] = inputs;
+  report::Json metrics;
+  for (const MetricRow& row : c.rows) {
+    metrics[row.name] = {{"real", stats_json(row.real)},
+                         {"simulated", stats_json(row.simulated)},
+                         {"error", error_json(row)}};
+  }
+  doc["metrics"] = metrics;
+  doc["throughput"] = {
+      {"real", {{"requests_per_s", c.real_rps}, {"output_tokens_per_s", c.real_tps}}},
+      {"simulated", {{"requests_per_s", c.sim_rps}, {"output_tokens_per_s", c.sim_tps}}},
+      {"error",
+       {{"requests_per_s", rel(c.sim_rps, c.real_rps)},
+        {"output_tokens_per_s", rel(c.sim_tps, c.real_tps)}}}};
+  doc["simulated_requests"] = {{"completed", m.completed},
+                               {"rejected", m.rejected()},
+                               {"unfinished", out.result.requests_unfinished}};
+  return report::dump(doc);
+}
+
+std::string validate_table(const std::string& run_path, const trace::RealRun& run,
+                           const RunOutput& out, const Comparison& c) {
+  const sim::Metrics& m = out.result.metrics;
+  report::Table t({"metric", "real mean", "sim mean", "err", "real p50", "sim p50", "err",
+                   "real p90", "sim p90", "err", "real p99", "sim p99", "err"});
+  for (std::size_t c = 1; c < 13; ++c) t.set_align(c, report::Align::kRight);
+  t.set_title("kvsim validate: " + run_path + " (" +
+              std::string(trace::run_format_name(run.format)) + ", " +
+              with_commas(static_cast<std::int64_t>(run.requests.size())) + " requests; arrivals " +
+              run.arrivals +
+              ")\nlatencies in ms; err = (sim − real) "
+              "/ real");
+  for (const MetricRow& row : c.rows) {
+    t.add_row({row.label, ms(row.real, &Stats::mean), ms(row.simulated, &Stats::mean),
+               pct(row, &Stats::mean), ms(row.real, &Stats::p50), ms(row.simulated, &Stats::p50),
+               pct(row, &Stats::p50), ms(row.real, &Stats::p90), ms(row.simulated, &Stats::p90),
+               pct(row, &Stats::p90), ms(row.real, &Stats::p99), ms(row.simulated, &Stats::p99),
+               pct(row, &Stats::p99)});
+  }
+  std::string s = t.render();
+  const auto signed_pct = [](double e) { return (e >= 0 ? "+" : "") + fixed(100 * e, 1) + "%"; };
+  s += "throughput: real " + fixed(c.real_rps, 3) + " req/s, " + fixed(c.real_tps, 1) +
+       " output tok/s; simulated " + fixed(c.sim_rps, 3) + " req/s (" +
+       signed_pct(rel(c.sim_rps, c.real_rps)) + "), " + fixed(c.sim_tps, 1) + " output tok/s (" +
+       signed_pct(rel(c.sim_tps, c.real_tps)) + ")\n";
+  if (c.failed > 0)
+    s += "real failed requests (left out of the real metrics): " + std::to_string(c.failed) + "\n";
+  if (m.rejected() > 0 || out.result.requests_unfinished > 0) {
+    s += "simulated: " + std::to_string(m.rejected()) + " rejected, " +
+         std::to_string(out.result.requests_unfinished) + " unfinished\n";
+  }
+  return s;
+}
+
+std::string validate_csv(const std::vector<MetricRow>& rows) {
+  std::string s = "metric,stat,real,simulated,error\n";
+  for (const MetricRow& row : rows) {
+    for (const auto& [stat, field] :
+         std::vector<std::pair<std::string, double Stats::*>>{{"mean", &Stats::mean},
+                                                              {"p50", &Stats::p50},
+                                                              {"p90", &Stats::p90},
+                                                              {"p99", &Stats::p99}}) {
+      const std::string real = row.real ? fixed((*row.real).*field, 9) : "";
+      const std::string simd = row.simulated ? fixed((*row.simulated).*field, 9) : "";
+      std::string err;
+      if (row.real && row.simulated) {
+        const double e = rel((*row.simulated).*field, (*row.real).*field);
+        if (std::isfinite(e)) err = fixed(e, 6);
       }
+      s += row.name;
+      s += ',';
+      s += stat;
+      s += ',';
+      s += real;
+      s += ',';
+      s += simd;
+      s += ',';
+      s += err;
+      s += '\n';
     }
-    return s;
-  };
-  report::emit(f.sim.output, {json_doc, table, csv}, "validate");
+  }
+  return s;
+}
+
+void run_validate(const ValidateFlags& f) {
+  const trace::RealRun run = read_run(f);
+  const TempTrace temp(run);
+  SimCommandFlags sim = f.sim;
+  trace::WorkloadOptions workload;
+  workload.source = trace::WorkloadOptions::Source::kTrace;
+  workload.trace.path = temp.path();
+  workload.trace.format = trace::TraceFormat::kNative;
+  sim.workload_override = workload;
+  const PreparedRun prepared = prepare_run(sim);
+  const RunOutput out = run_scenario(prepared.resolved, "", "validate:", kv_detail(f.sim.serving));
+  const Comparison c = compare(run, out);
+  report::emit(f.sim.output,
+               {[&] { return validate_json(f.run_path, run, out, c); },
+                [&] { return validate_table(f.run_path, run, out, c); },
+                [&] { return validate_csv(c.rows); }},
+               "validate");
 }
 
 }  // namespace

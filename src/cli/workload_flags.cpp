@@ -155,22 +155,89 @@ bool any_workload_flag(const WorkloadFlags& flags) {
   return false;
 }
 
+namespace {
+
+// Whether the user gave the workload flag `name` ("--rate").
+bool workload_flag_given(const WorkloadFlags& f, const char* name) {
+  for (const auto* o : f.all_options) {
+    if (o->check_lname(std::string(name).substr(2))) return given(o);
+  }
+  return false;
+}
+
+// The reading flags (--trace-format, --skip-bad-rows, --prefix-block-tokens) apply to every
+// trace file involved.
+void apply_file_flags(const WorkloadFlags& f, trace::WorkloadOptions& o) {
+  const auto is_given = [&](const char* name) { return workload_flag_given(f, name); };
+  trace::SyntheticOptions& s = o.synthetic;
+  std::vector<trace::TraceFileOptions*> files = {&o.trace, &s.arrival_trace, &s.lengths_from};
+  if (is_given("--trace-format")) {
+    const auto format = trace::parse_trace_format(f.trace_format, {"", 0, 0, "--trace-format"});
+    for (auto* file : files) file->format = format;
+  }
+  if (is_given("--skip-bad-rows")) {
+    for (auto* file : files) file->skip_bad_rows = f.skip_bad_rows;
+  }
+  if (is_given("--prefix-block-tokens")) {
+    for (auto* file : files) file->prefix_block_tokens = f.prefix_block_tokens;
+    s.shared_prefix.block_tokens = f.prefix_block_tokens;
+  }
+}
+
+void apply_generator_flags(const WorkloadFlags& f, trace::SyntheticOptions& s) {
+  const auto is_given = [&](const char* name) { return workload_flag_given(f, name); };
+  if (is_given("--arrival")) s.arrival = parse_arrival(f.arrival);
+  if (is_given("--rate")) s.rate_rps = f.rate;
+  if (is_given("--cv")) s.cv = f.cv;
+  if (is_given("--arrival-trace")) s.arrival_trace.path = f.arrival_trace;
+  if (is_given("--num-requests")) s.num_requests = f.num_requests;
+  if (is_given("--duration")) s.duration_s = f.duration;
+  if (is_given("--prompt-len")) {
+    s.prompt = trace::parse_length_dist(f.prompt_len, {"", 0, 0, "--prompt-len"});
+  }
+  if (is_given("--output-len")) {
+    s.output = trace::parse_length_dist(f.output_len, {"", 0, 0, "--output-len"});
+  }
+  if (is_given("--lengths-from")) s.lengths_from.path = f.lengths_from;
+  if (is_given("--shared-prefix-fraction")) s.shared_prefix.fraction = f.shared_prefix_fraction;
+  if (is_given("--shared-prefix-prompts")) s.shared_prefix.num_prompts = f.shared_prefix_prompts;
+  if (is_given("--shared-prefix-tokens")) s.shared_prefix.prompt_tokens = f.shared_prefix_tokens;
+  if (is_given("--seed")) s.seed = f.seed;
+}
+
+void apply_transform_flags(const WorkloadFlags& f, trace::TransformOptions& t) {
+  const auto is_given = [&](const char* name) { return workload_flag_given(f, name); };
+  if (is_given("--rate-scale")) t.rate_scale = f.rate_scale;
+  if (is_given("--max-requests")) t.max_requests = f.max_requests;
+  if (is_given("--time-window")) parse_time_window(f.time_window, t);
+  if (is_given("--max-model-len")) t.max_model_len = f.max_model_len;
+}
+
+// Validates now so that errors name the flag.
+void validate_as_flags(const trace::WorkloadOptions& o) {
+  trace::WorkloadOptions check = o;
+  trace::apply_workload_defaults(check);
+  try {
+    trace::validate_workload(check);
+  } catch (const Error& e) {
+    const auto& flags = flag_for_field();
+    const auto it = flags.find(e.location().field);
+    if (it == flags.end()) throw;
+    throw Error(ErrorLocation{"", 0, 0, it->second}, e.message());
+  }
+}
+
+}  // namespace
+
 trace::WorkloadOptions workload_options_from_flags(const WorkloadFlags& f,
                                                    const trace::WorkloadOptions& base,
                                                    bool base_given) {
-  const auto option = [&](const char* name) -> const CLI::Option* {
-    for (const auto* o : f.all_options) {
-      if (o->check_lname(std::string(name).substr(2))) return o;
-    }
-    return nullptr;
-  };
-  const auto is_given = [&](const char* name) { return given(option(name)); };
   // --seed alone does not ask for a generator.
   bool generator_given = false;
   for (const auto* o : f.generator_options) {
     if (given(o) && !o->check_lname("seed")) generator_given = true;
   }
-  const bool trace_given = is_given("--trace");
+  const bool trace_given = workload_flag_given(f, "--trace");
   if (trace_given && generator_given) {
     throw Error(ErrorLocation{"", 0, 0, "--trace"},
                 "expected either --trace FILE or generator flags (--rate, --prompt-len, ...), got "
@@ -191,56 +258,10 @@ trace::WorkloadOptions workload_options_from_flags(const WorkloadFlags& f,
     o.source = trace::WorkloadOptions::Source::kSynthetic;
     o.synthetic = trace::SyntheticOptions{};
   }
-  trace::SyntheticOptions& s = o.synthetic;
-
-  // Reading flags apply to every trace file involved.
-  std::vector<trace::TraceFileOptions*> files = {&o.trace, &s.arrival_trace, &s.lengths_from};
-  if (is_given("--trace-format")) {
-    const auto format = trace::parse_trace_format(f.trace_format, {"", 0, 0, "--trace-format"});
-    for (auto* file : files) file->format = format;
-  }
-  if (is_given("--skip-bad-rows")) {
-    for (auto* file : files) file->skip_bad_rows = f.skip_bad_rows;
-  }
-  if (is_given("--prefix-block-tokens")) {
-    for (auto* file : files) file->prefix_block_tokens = f.prefix_block_tokens;
-    s.shared_prefix.block_tokens = f.prefix_block_tokens;
-  }
-
-  if (is_given("--arrival")) s.arrival = parse_arrival(f.arrival);
-  if (is_given("--rate")) s.rate_rps = f.rate;
-  if (is_given("--cv")) s.cv = f.cv;
-  if (is_given("--arrival-trace")) s.arrival_trace.path = f.arrival_trace;
-  if (is_given("--num-requests")) s.num_requests = f.num_requests;
-  if (is_given("--duration")) s.duration_s = f.duration;
-  if (is_given("--prompt-len")) {
-    s.prompt = trace::parse_length_dist(f.prompt_len, {"", 0, 0, "--prompt-len"});
-  }
-  if (is_given("--output-len")) {
-    s.output = trace::parse_length_dist(f.output_len, {"", 0, 0, "--output-len"});
-  }
-  if (is_given("--lengths-from")) s.lengths_from.path = f.lengths_from;
-  if (is_given("--shared-prefix-fraction")) s.shared_prefix.fraction = f.shared_prefix_fraction;
-  if (is_given("--shared-prefix-prompts")) s.shared_prefix.num_prompts = f.shared_prefix_prompts;
-  if (is_given("--shared-prefix-tokens")) s.shared_prefix.prompt_tokens = f.shared_prefix_tokens;
-  if (is_given("--seed")) s.seed = f.seed;
-
-  if (is_given("--rate-scale")) o.transforms.rate_scale = f.rate_scale;
-  if (is_given("--max-requests")) o.transforms.max_requests = f.max_requests;
-  if (is_given("--time-window")) parse_time_window(f.time_window, o.transforms);
-  if (is_given("--max-model-len")) o.transforms.max_model_len = f.max_model_len;
-
-  // Validate now so that errors name the flag.
-  trace::WorkloadOptions check = o;
-  trace::apply_workload_defaults(check);
-  try {
-    trace::validate_workload(check);
-  } catch (const Error& e) {
-    const auto& flags = flag_for_field();
-    const auto it = flags.find(e.location().field);
-    if (it == flags.end()) throw;
-    throw Error(ErrorLocation{"", 0, 0, it->second}, e.message());
-  }
+  apply_file_flags(f, o);
+  apply_generator_flags(f, o.synthetic);
+  apply_transform_flags(f, o.transforms);
+  validate_as_flags(o);
   return o;
 }
 

@@ -22,11 +22,8 @@ model::Dtype read_dtype(MapReader& r, const std::string& key, model::Dtype fallb
   return *dtype;
 }
 
-model::ModelSpec parse_model(const YAML::Node& root, const std::string& file) {
-  MapReader r(root, file);
-  check_required_typos(
-      r, {"name", "source", "layers", "hidden_size", "vocab_size", "max_context", "attention"});
-  model::ModelSpec m;
+// The top-level scalars: name, source, sizes, dtype, MLP and norm kinds, biases.
+void parse_top_level(MapReader& r, model::ModelSpec& m) {
   m.name = r.get_name("name");
   m.display_name = r.optional_string("display_name").value_or("");
   m.family = r.optional_string("family").value_or("");
@@ -54,54 +51,54 @@ model::ModelSpec parse_model(const YAML::Node& root, const std::string& file) {
   m.attention_bias = r.optional_bool("attention_bias", false);
   m.mlp_bias = r.optional_bool("mlp_bias", false);
   m.qk_norm = r.optional_bool("qk_norm", false);
+}
 
-  MapReader att = r.get_map("attention");
-  check_required_typos(att, {"q_heads", "kv_heads", "kv_lora_rank", "qk_rope_head_dim"});
-  model::AttentionSpec& a = m.attention;
-  const auto kind = att.optional_choice("kind", {"mha", "mqa", "gqa", "mla"});
-  a.num_q_heads = att.get_positive_int("q_heads");
-  const bool mla = kind ? *kind == "mla" : att.has("kv_lora_rank");
-  if (mla) {
-    a.kind = model::AttentionKind::kMla;
-    a.mla.kv_lora_rank = att.get_positive_int("kv_lora_rank");
-    a.mla.qk_rope_head_dim = att.get_positive_int("qk_rope_head_dim");
-    a.mla.qk_nope_head_dim = att.optional_int("qk_nope_head_dim", 0).value_or(0);
-    a.mla.v_head_dim = att.optional_int("v_head_dim", 0).value_or(0);
-    a.mla.q_lora_rank = att.optional_int("q_lora_rank", 0).value_or(0);
-    a.num_kv_heads = att.optional_int("kv_heads", 1).value_or(a.num_q_heads);
-    a.head_dim =
-        att.optional_int("head_dim", 1).value_or(a.mla.qk_nope_head_dim + a.mla.qk_rope_head_dim);
-    a.v_head_dim = a.mla.v_head_dim;
+void parse_mla(MapReader& att, model::AttentionSpec& a) {
+  a.kind = model::AttentionKind::kMla;
+  a.mla.kv_lora_rank = att.get_positive_int("kv_lora_rank");
+  a.mla.qk_rope_head_dim = att.get_positive_int("qk_rope_head_dim");
+  a.mla.qk_nope_head_dim = att.optional_int("qk_nope_head_dim", 0).value_or(0);
+  a.mla.v_head_dim = att.optional_int("v_head_dim", 0).value_or(0);
+  a.mla.q_lora_rank = att.optional_int("q_lora_rank", 0).value_or(0);
+  a.num_kv_heads = att.optional_int("kv_heads", 1).value_or(a.num_q_heads);
+  a.head_dim =
+      att.optional_int("head_dim", 1).value_or(a.mla.qk_nope_head_dim + a.mla.qk_rope_head_dim);
+  a.v_head_dim = a.mla.v_head_dim;
+}
+
+// GQA/MHA/MQA: KV heads, head dims (head_dim from hidden_size when omitted), the kind.
+void parse_heads(MapReader& att, std::int64_t hidden_size, const std::optional<std::string>& kind,
+                 model::AttentionSpec& a) {
+  a.num_kv_heads = att.get_positive_int("kv_heads");
+  if (const auto hd = att.optional_int("head_dim", 1)) {
+    a.head_dim = *hd;
+  } else if (hidden_size % a.num_q_heads == 0) {
+    a.head_dim = hidden_size / a.num_q_heads;
   } else {
-    a.num_kv_heads = att.get_positive_int("kv_heads");
-    if (const auto hd = att.optional_int("head_dim", 1)) {
-      a.head_dim = *hd;
-    } else if (m.hidden_size % a.num_q_heads == 0) {
-      a.head_dim = m.hidden_size / a.num_q_heads;
-    } else {
-      throw att.error("head_dim",
-                      "missing required field (hidden_size " + std::to_string(m.hidden_size) +
-                          " is not a multiple of q_heads " + std::to_string(a.num_q_heads) + ")");
-    }
-    a.v_head_dim = att.optional_int("v_head_dim", 1).value_or(0);
-    if (kind == std::optional<std::string>("mha")) {
-      a.kind = model::AttentionKind::kMha;
-    } else if (kind == std::optional<std::string>("mqa")) {
-      a.kind = model::AttentionKind::kMqa;
-    } else if (kind == std::optional<std::string>("gqa")) {
-      a.kind = model::AttentionKind::kGqa;
-    } else {
-      a.kind = a.num_kv_heads == a.num_q_heads ? model::AttentionKind::kMha
-               : a.num_kv_heads == 1           ? model::AttentionKind::kMqa
-                                               : model::AttentionKind::kGqa;
-    }
-    a.full_layer_num_kv_heads = att.optional_int("full_layer_kv_heads", 1).value_or(0);
-    a.full_layer_head_dim = att.optional_int("full_layer_head_dim", 1).value_or(0);
-    a.k_eq_v = att.optional_bool("k_eq_v", false);
+    throw att.error("head_dim", "missing required field (hidden_size " +
+                                    std::to_string(hidden_size) + " is not a multiple of q_heads " +
+                                    std::to_string(a.num_q_heads) + ")");
   }
-  a.sliding_window = att.optional_int("sliding_window", 1).value_or(0);
+  a.v_head_dim = att.optional_int("v_head_dim", 1).value_or(0);
+  if (kind == std::optional<std::string>("mha")) {
+    a.kind = model::AttentionKind::kMha;
+  } else if (kind == std::optional<std::string>("mqa")) {
+    a.kind = model::AttentionKind::kMqa;
+  } else if (kind == std::optional<std::string>("gqa")) {
+    a.kind = model::AttentionKind::kGqa;
+  } else {
+    a.kind = a.num_kv_heads == a.num_q_heads ? model::AttentionKind::kMha
+             : a.num_kv_heads == 1           ? model::AttentionKind::kMqa
+                                             : model::AttentionKind::kGqa;
+  }
+  a.full_layer_num_kv_heads = att.optional_int("full_layer_kv_heads", 1).value_or(0);
+  a.full_layer_head_dim = att.optional_int("full_layer_head_dim", 1).value_or(0);
+  a.k_eq_v = att.optional_bool("k_eq_v", false);
+}
 
-  // Layer kinds: a pattern cycled over the layers.
+// Layer kinds: a pattern cycled over the layers.
+std::vector<model::LayerKind> parse_layer_pattern(MapReader& att, const std::string& file,
+                                                  std::int64_t sliding_window) {
   std::vector<model::LayerKind> pattern;
   if (const auto node = att.optional_node("layer_pattern")) {
     if (!node->IsSequence() || node->size() == 0) {
@@ -123,31 +120,45 @@ model::ModelSpec parse_model(const YAML::Node& root, const std::string& file) {
       }
     }
   } else {
-    pattern.push_back(a.sliding_window > 0 ? model::LayerKind::kSlidingWindow
-                                           : model::LayerKind::kFullAttention);
+    pattern.push_back(sliding_window > 0 ? model::LayerKind::kSlidingWindow
+                                         : model::LayerKind::kFullAttention);
   }
+  return pattern;
+}
+
+void parse_attention(MapReader& att, const std::string& file, model::ModelSpec& m) {
+  check_required_typos(att, {"q_heads", "kv_heads", "kv_lora_rank", "qk_rope_head_dim"});
+  model::AttentionSpec& a = m.attention;
+  const auto kind = att.optional_choice("kind", {"mha", "mqa", "gqa", "mla"});
+  a.num_q_heads = att.get_positive_int("q_heads");
+  const bool mla = kind ? *kind == "mla" : att.has("kv_lora_rank");
+  if (mla) {
+    parse_mla(att, a);
+  } else {
+    parse_heads(att, m.hidden_size, kind, a);
+  }
+  a.sliding_window = att.optional_int("sliding_window", 1).value_or(0);
+  const std::vector<model::LayerKind> pattern = parse_layer_pattern(att, file, a.sliding_window);
   for (std::int64_t i = 0; i < m.num_layers; ++i) {
     m.layer_kinds.push_back(pattern[static_cast<std::size_t>(i) % pattern.size()]);
   }
+}
 
-  std::optional<MapReader> moe = r.optional_map("moe");
-  if (moe) {
-    check_required_typos(*moe, {"experts", "experts_per_token", "expert_intermediate_size"});
-    m.moe.num_experts = moe->get_positive_int("experts");
-    m.moe.experts_per_token = moe->get_positive_int("experts_per_token");
-    m.moe.expert_intermediate_size = moe->get_positive_int("expert_intermediate_size");
-    m.moe.num_shared_experts = moe->optional_int("shared_experts", 0).value_or(0);
-    m.moe.shared_expert_intermediate_size =
-        moe->optional_int("shared_expert_intermediate_size", 0).value_or(0);
-    m.moe.first_dense_layers = moe->optional_int("first_dense_layers", 0).value_or(0);
-    m.moe.moe_layer_interval = moe->optional_int("layer_interval", 1).value_or(1);
-  }
+void parse_moe(MapReader& moe, model::MoeSpec& e) {
+  check_required_typos(moe, {"experts", "experts_per_token", "expert_intermediate_size"});
+  e.num_experts = moe.get_positive_int("experts");
+  e.experts_per_token = moe.get_positive_int("experts_per_token");
+  e.expert_intermediate_size = moe.get_positive_int("expert_intermediate_size");
+  e.num_shared_experts = moe.optional_int("shared_experts", 0).value_or(0);
+  e.shared_expert_intermediate_size =
+      moe.optional_int("shared_expert_intermediate_size", 0).value_or(0);
+  e.first_dense_layers = moe.optional_int("first_dense_layers", 0).value_or(0);
+  e.moe_layer_interval = moe.optional_int("layer_interval", 1).value_or(1);
+}
 
-  // Unknown keys first (a typo'd key is the likeliest cause of a later "missing" error).
-  att.finish();
-  if (moe) moe->finish();
-  r.finish();
-
+// validate_model, with each error located at the key (in its own map) it names.
+void validate_located(const model::ModelSpec& m, MapReader& r, MapReader& att,
+                      std::optional<MapReader>& moe) {
   const std::map<std::string, std::pair<MapReader*, std::string>> where{
       {"layers", {&r, "layers"}},
       {"hidden_size", {&r, "hidden_size"}},
@@ -171,6 +182,24 @@ model::ModelSpec parse_model(const YAML::Node& root, const std::string& file) {
     if (moe) return moe->error(name, "").location();
     return r.error(name, "").location();
   });
+}
+
+model::ModelSpec parse_model(const YAML::Node& root, const std::string& file) {
+  MapReader r(root, file);
+  check_required_typos(
+      r, {"name", "source", "layers", "hidden_size", "vocab_size", "max_context", "attention"});
+  model::ModelSpec m;
+  parse_top_level(r, m);
+  MapReader att = r.get_map("attention");
+  parse_attention(att, file, m);
+  std::optional<MapReader> moe = r.optional_map("moe");
+  if (moe) parse_moe(*moe, m.moe);
+
+  // Unknown keys first (a typo'd key is the likeliest cause of a later "missing" error).
+  att.finish();
+  if (moe) moe->finish();
+  r.finish();
+  validate_located(m, r, att, moe);
   return m;
 }
 

@@ -39,6 +39,10 @@ enum class SettingType : std::uint8_t {
   kSpec,      // SPEC: a small language of its own (the cost model)
 };
 
+// The upper bound of count settings; a count range [1 or 0, this] reads "a positive (non-negative)
+// integer" in messages.
+inline constexpr double kMaxSettingCount = 1'000'000'000;
+
 // A closed or half-open interval of numbers (integers for kInt).
 struct SettingRange {
   double lo = 0;

@@ -73,71 +73,65 @@ trace::LengthDist parse_length(MapReader& parent, const std::string& key) {
   return d;
 }
 
-}  // namespace
+// The `synthetic:` map; `shared_prefix` keeps its reader for relabelling validation errors.
+trace::SyntheticOptions parse_synthetic(MapReader& synthetic, const std::string& base_dir,
+                                        std::optional<MapReader>& shared_prefix) {
+  trace::SyntheticOptions s;
+  const std::string arrival =
+      synthetic.optional_choice("arrival", {"poisson", "gamma", "constant", "replay"})
+          .value_or("poisson");
+  const std::vector<std::string> kinds = {"poisson", "gamma", "constant", "replay"};
+  s.arrival = static_cast<trace::ArrivalProcess>(std::find(kinds.begin(), kinds.end(), arrival) -
+                                                 kinds.begin());
+  s.rate_rps = synthetic.optional_double("rate", 0.0).value_or(0.0);
+  s.cv = synthetic.optional_double("cv", 0.0).value_or(1.0);
+  if (synthetic.has("arrival_trace")) {
+    s.arrival_trace = parse_trace_file(synthetic, "arrival_trace", base_dir);
+  }
+  s.num_requests = synthetic.optional_int("num_requests", 0).value_or(0);
+  s.duration_s = synthetic.optional_double("duration_s", 0.0).value_or(0.0);
+  if (synthetic.has("prompt_tokens")) s.prompt = parse_length(synthetic, "prompt_tokens");
+  if (synthetic.has("output_tokens")) s.output = parse_length(synthetic, "output_tokens");
+  if (synthetic.has("lengths_from")) {
+    s.lengths_from = parse_trace_file(synthetic, "lengths_from", base_dir);
+  }
+  shared_prefix = synthetic.optional_map("shared_prefix");
+  if (shared_prefix) {
+    s.shared_prefix.fraction = shared_prefix->get_double("fraction", 0.0, 1.0);
+    s.shared_prefix.num_prompts = shared_prefix->optional_int("num_prompts", 1).value_or(1);
+    s.shared_prefix.prompt_tokens = shared_prefix->get_int("prompt_tokens", 1);
+    s.shared_prefix.block_tokens =
+        shared_prefix->optional_int("block_tokens", 1).value_or(trace::kDefaultPrefixBlockTokens);
+    shared_prefix->finish();
+  }
+  if (const auto seed = synthetic.optional_int("seed", 0)) {
+    s.seed = static_cast<std::uint64_t>(*seed);
+  }
+  synthetic.finish();
+  return s;
+}
 
-trace::WorkloadOptions parse_workload(MapReader& section, const std::string& base_dir) {
-  trace::WorkloadOptions o;
-  const bool has_trace = section.has("trace");
-  const bool has_synthetic = section.has("synthetic");
-  if (has_trace == has_synthetic) {
-    throw section.error(has_trace ? "synthetic" : "trace",
-                        "expected exactly one of 'trace' (a file to replay) or 'synthetic' (a "
-                        "generator)");
-  }
-  std::optional<MapReader> synthetic, shared_prefix;
-  if (has_trace) {
-    o.source = trace::WorkloadOptions::Source::kTrace;
-    o.trace = parse_trace_file(section, "trace", base_dir);
-  } else {
-    o.source = trace::WorkloadOptions::Source::kSynthetic;
-    synthetic = section.get_map("synthetic");
-    trace::SyntheticOptions& s = o.synthetic;
-    const std::string arrival =
-        synthetic->optional_choice("arrival", {"poisson", "gamma", "constant", "replay"})
-            .value_or("poisson");
-    const std::vector<std::string> kinds = {"poisson", "gamma", "constant", "replay"};
-    s.arrival = static_cast<trace::ArrivalProcess>(std::find(kinds.begin(), kinds.end(), arrival) -
-                                                   kinds.begin());
-    s.rate_rps = synthetic->optional_double("rate", 0.0).value_or(0.0);
-    s.cv = synthetic->optional_double("cv", 0.0).value_or(1.0);
-    if (synthetic->has("arrival_trace")) {
-      s.arrival_trace = parse_trace_file(*synthetic, "arrival_trace", base_dir);
-    }
-    s.num_requests = synthetic->optional_int("num_requests", 0).value_or(0);
-    s.duration_s = synthetic->optional_double("duration_s", 0.0).value_or(0.0);
-    if (synthetic->has("prompt_tokens")) s.prompt = parse_length(*synthetic, "prompt_tokens");
-    if (synthetic->has("output_tokens")) s.output = parse_length(*synthetic, "output_tokens");
-    if (synthetic->has("lengths_from")) {
-      s.lengths_from = parse_trace_file(*synthetic, "lengths_from", base_dir);
-    }
-    shared_prefix = synthetic->optional_map("shared_prefix");
-    if (shared_prefix) {
-      s.shared_prefix.fraction = shared_prefix->get_double("fraction", 0.0, 1.0);
-      s.shared_prefix.num_prompts = shared_prefix->optional_int("num_prompts", 1).value_or(1);
-      s.shared_prefix.prompt_tokens = shared_prefix->get_int("prompt_tokens", 1);
-      s.shared_prefix.block_tokens =
-          shared_prefix->optional_int("block_tokens", 1).value_or(trace::kDefaultPrefixBlockTokens);
-      shared_prefix->finish();
-    }
-    if (const auto seed = synthetic->optional_int("seed", 0)) {
-      s.seed = static_cast<std::uint64_t>(*seed);
-    }
-    synthetic->finish();
-  }
-  o.transforms.rate_scale = section.optional_double("rate_scale", 0.0).value_or(1.0);
-  o.transforms.max_requests = section.optional_int("max_requests", 0).value_or(0);
+// rate_scale, max_requests, time_window and max_model_len of the workload section.
+trace::TransformOptions parse_transforms(MapReader& section) {
+  trace::TransformOptions t;
+  t.rate_scale = section.optional_double("rate_scale", 0.0).value_or(1.0);
+  t.max_requests = section.optional_int("max_requests", 0).value_or(0);
   if (auto window = section.optional_map("time_window")) {
     const double start = window->optional_double("start_s", 0.0, 1e9).value_or(0.0);
     const auto end = window->optional_double("end_s", 0.0, 1e9);
-    o.transforms.window_start_ns = seconds_to_ns(start);
-    if (end) o.transforms.window_end_ns = seconds_to_ns(*end);
+    t.window_start_ns = seconds_to_ns(start);
+    if (end) t.window_end_ns = seconds_to_ns(*end);
     if (end && *end <= start) throw section.error("time_window", "expected start_s < end_s");
     window->finish();
   }
-  o.transforms.max_model_len = section.optional_int("max_model_len", 0).value_or(0);
-  section.finish();
+  t.max_model_len = section.optional_int("max_model_len", 0).value_or(0);
+  return t;
+}
 
-  // Contradictions and ranges, located at the key they name.
+// Contradictions and ranges (trace::validate_workload), located at the key they name.
+void validate_located(const trace::WorkloadOptions& o, const MapReader& section,
+                      const std::optional<MapReader>& synthetic,
+                      const std::optional<MapReader>& shared_prefix) {
   trace::WorkloadOptions check = o;
   trace::apply_workload_defaults(check);
   try {
@@ -156,6 +150,31 @@ trace::WorkloadOptions parse_workload(MapReader& section, const std::string& bas
     }
     throw section.error(path.empty() ? "" : path[0], e.message());
   }
+}
+
+}  // namespace
+
+trace::WorkloadOptions parse_workload(MapReader& section, const std::string& base_dir) {
+  trace::WorkloadOptions o;
+  const bool has_trace = section.has("trace");
+  const bool has_synthetic = section.has("synthetic");
+  if (has_trace == has_synthetic) {
+    throw section.error(has_trace ? "synthetic" : "trace",
+                        "expected exactly one of 'trace' (a file to replay) or 'synthetic' (a "
+                        "generator)");
+  }
+  std::optional<MapReader> synthetic, shared_prefix;
+  if (has_trace) {
+    o.source = trace::WorkloadOptions::Source::kTrace;
+    o.trace = parse_trace_file(section, "trace", base_dir);
+  } else {
+    o.source = trace::WorkloadOptions::Source::kSynthetic;
+    synthetic = section.get_map("synthetic");
+    o.synthetic = parse_synthetic(*synthetic, base_dir, shared_prefix);
+  }
+  o.transforms = parse_transforms(section);
+  section.finish();
+  validate_located(o, section, synthetic, shared_prefix);
   return o;
 }
 

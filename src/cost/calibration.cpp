@@ -135,6 +135,101 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// The rows of op class `op`, each with the roofs of its dtype and GPU count.
+std::vector<FitRow> class_rows(const std::vector<Measurement>& rows,
+                               const model::HardwareSpec& hardware, OpClass op) {
+  std::vector<FitRow> fr;
+  for (const auto& m : rows) {
+    if (m.shape.op != op) continue;
+    Roof roof;
+    try {
+      roof = roof_for(hardware, op, m.shape.dtype, m.shape.num_gpus);
+    } catch (const Error& e) {
+      throw Error(ErrorLocation{m.file, m.line, 0, std::string(op_class_name(op))}, e.what());
+    }
+    const Work w = kernel_work(m.shape);
+    fr.push_back(FitRow{w.flops, w.bytes, m.time_s, roof.peak_flops, roof.bandwidth,
+                        roof.extra_latency_s, false});
+  }
+  return fr;
+}
+
+// Fits one op class (marking each row compute- or memory-bound): the launch latency (a coarse grid
+// below the fastest row, then a finer one around the best), then the profile and its statistics at
+// that latency.
+ClassFit fit_class(std::vector<FitRow>& fr, OpClass op, const model::OpClassProfile& prior,
+                   int max_knots) {
+  const std::string name(op_class_name(op));
+  double fastest = std::numeric_limits<double>::infinity();
+  for (const auto& r : fr) fastest = std::min(fastest, r.time - r.extra);
+  fastest = std::max(fastest, 0.0);
+  // Coarse grid of launch latencies below the fastest row, then a finer one around the best.
+  std::vector<double> grid = {0.0};
+  for (double f : {0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95})
+    grid.push_back(f * fastest);
+  ClassFitState best;
+  double best_latency = 0;
+  const bool compute_roof = has_compute_roof(op);
+  for (double l : grid) {
+    ClassFitState s = fit_with_latency(fr, compute_roof, l, prior, max_knots);
+    if (s.loss < best.loss) best = s, best_latency = l;
+  }
+  for (int i = -4; i <= 4; ++i) {
+    const double l = best_latency + i * 0.0125 * fastest;
+    if (i == 0 || l < 0 || l >= fastest) continue;
+    ClassFitState s = fit_with_latency(fr, compute_roof, l, prior, max_knots);
+    if (s.loss < best.loss) best = s, best_latency = l;
+  }
+  // Final assignment and statistics with the chosen latency.
+  best = fit_with_latency(fr, compute_roof, best_latency, prior, max_knots);
+  ClassFit cf;
+  cf.op = name;
+  cf.rows = static_cast<std::int64_t>(fr.size());
+  cf.profile = best.profile;
+  cf.launch_latency_s = best_latency;
+  double ape = 0;
+  for (const auto& r : fr) {
+    (r.compute ? cf.compute_bound_rows : cf.memory_bound_rows) += 1;
+    ape += std::abs(predict(best.profile, r) - r.time) / r.time;
+  }
+  cf.roofline_mape = 100.0 * ape / static_cast<double>(fr.size());
+  return cf;
+}
+
+// The measured tables: one per kernel family with at least min_table_points points, each point
+// the median of its repeats.
+void add_tables(const std::vector<Measurement>& rows, const FitOptions& options,
+                FitResult& result) {
+  // family key → (x2, x1) → times
+  std::map<std::string, std::pair<model::MeasuredTable,
+                                  std::map<std::pair<double, double>, std::vector<double>>>>
+      families;
+  for (const auto& m : rows) {
+    const auto c = table_coordinates(m.shape);
+    if (!c || !(c->x1 > 0) || c->x2 < 0) continue;
+    const std::string op(op_class_name(m.shape.op));
+    const std::string dtype(model::dtype_name(m.shape.dtype));
+    auto& fam = families[table_key(op, dtype, c->shape)];
+    if (fam.first.op.empty()) {
+      fam.first.op = op;
+      fam.first.dtype = dtype;
+      fam.first.shape = c->shape;
+    }
+    fam.second[{c->x2, c->x1}].push_back(m.time_s);
+  }
+  result.profile.tables.clear();
+  for (auto& [key, fam] : families) {
+    if (static_cast<int>(fam.second.size()) < options.min_table_points) continue;
+    model::MeasuredTable t = fam.first;
+    for (const auto& [xy, times] : fam.second) {
+      t.points.push_back({xy.second, xy.first, median_of(times)});
+    }
+    result.num_table_points += static_cast<std::int64_t>(t.points.size());
+    result.profile.tables.push_back(std::move(t));
+  }
+  result.num_tables = static_cast<std::int64_t>(result.profile.tables.size());
+}
+
 }  // namespace
 
 FitResult fit_profile(const std::vector<Measurement>& rows, const model::HardwareSpec& hardware,
@@ -144,88 +239,14 @@ FitResult fit_profile(const std::vector<Measurement>& rows, const model::Hardwar
   result.profile = hardware.cost;
   for (int ci = 0; ci < kNumOpClasses; ++ci) {
     const auto op = static_cast<OpClass>(ci);
-    std::vector<FitRow> fr;
-    for (const auto& m : rows) {
-      if (m.shape.op != op) continue;
-      Roof roof;
-      try {
-        roof = roof_for(hardware, op, m.shape.dtype, m.shape.num_gpus);
-      } catch (const Error& e) {
-        throw Error(ErrorLocation{m.file, m.line, 0, std::string(op_class_name(op))}, e.what());
-      }
-      const Work w = kernel_work(m.shape);
-      fr.push_back(FitRow{w.flops, w.bytes, m.time_s, roof.peak_flops, roof.bandwidth,
-                          roof.extra_latency_s, false});
-    }
+    std::vector<FitRow> fr = class_rows(rows, hardware, op);
     if (fr.empty()) continue;
-    const std::string name(op_class_name(op));
-    const model::OpClassProfile prior = op_class_profile(hardware.cost, op);
-    double fastest = std::numeric_limits<double>::infinity();
-    for (const auto& r : fr) fastest = std::min(fastest, r.time - r.extra);
-    fastest = std::max(fastest, 0.0);
-    // Coarse grid of launch latencies below the fastest row, then a finer one around the best.
-    std::vector<double> grid = {0.0};
-    for (double f : {0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95})
-      grid.push_back(f * fastest);
-    ClassFitState best;
-    double best_latency = 0;
-    const bool compute_roof = has_compute_roof(op);
-    for (double l : grid) {
-      ClassFitState s = fit_with_latency(fr, compute_roof, l, prior, options.max_knots);
-      if (s.loss < best.loss) best = s, best_latency = l;
-    }
-    for (int i = -4; i <= 4; ++i) {
-      const double l = best_latency + i * 0.0125 * fastest;
-      if (i == 0 || l < 0 || l >= fastest) continue;
-      ClassFitState s = fit_with_latency(fr, compute_roof, l, prior, options.max_knots);
-      if (s.loss < best.loss) best = s, best_latency = l;
-    }
-    // Final assignment and statistics with the chosen latency.
-    best = fit_with_latency(fr, compute_roof, best_latency, prior, options.max_knots);
-    ClassFit cf;
-    cf.op = name;
-    cf.rows = static_cast<std::int64_t>(fr.size());
-    cf.profile = best.profile;
-    cf.launch_latency_s = best_latency;
-    double ape = 0;
-    for (const auto& r : fr) {
-      (r.compute ? cf.compute_bound_rows : cf.memory_bound_rows) += 1;
-      ape += std::abs(predict(best.profile, r) - r.time) / r.time;
-    }
-    cf.roofline_mape = 100.0 * ape / static_cast<double>(fr.size());
-    result.profile.op_classes[name] = best.profile;
+    const ClassFit cf = fit_class(fr, op, op_class_profile(hardware.cost, op), options.max_knots);
+    result.profile.op_classes[cf.op] = cf.profile;
     result.classes.push_back(cf);
   }
-
   if (options.keep_tables) {
-    // family key → (x2, x1) → times
-    std::map<std::string, std::pair<model::MeasuredTable,
-                                    std::map<std::pair<double, double>, std::vector<double>>>>
-        families;
-    for (const auto& m : rows) {
-      const auto c = table_coordinates(m.shape);
-      if (!c || !(c->x1 > 0) || c->x2 < 0) continue;
-      const std::string op(op_class_name(m.shape.op));
-      const std::string dtype(model::dtype_name(m.shape.dtype));
-      auto& fam = families[table_key(op, dtype, c->shape)];
-      if (fam.first.op.empty()) {
-        fam.first.op = op;
-        fam.first.dtype = dtype;
-        fam.first.shape = c->shape;
-      }
-      fam.second[{c->x2, c->x1}].push_back(m.time_s);
-    }
-    result.profile.tables.clear();
-    for (auto& [key, fam] : families) {
-      if (static_cast<int>(fam.second.size()) < options.min_table_points) continue;
-      model::MeasuredTable t = fam.first;
-      for (const auto& [xy, times] : fam.second) {
-        t.points.push_back({xy.second, xy.first, median_of(times)});
-      }
-      result.num_table_points += static_cast<std::int64_t>(t.points.size());
-      result.profile.tables.push_back(std::move(t));
-    }
-    result.num_tables = static_cast<std::int64_t>(result.profile.tables.size());
+    add_tables(rows, options, result);
   } else {
     result.profile.tables.clear();
   }

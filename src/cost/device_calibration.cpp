@@ -37,8 +37,13 @@ kernels::ElemType elem(model::Dtype d) {
 
 }  // namespace
 
-std::vector<Measurement> device_plan(const model::ModelSpec& m, const DevicePlanOptions& o) {
-  std::set<std::array<std::int64_t, 3>> gemms, attention;
+namespace {
+
+using Families = std::set<std::array<std::int64_t, 3>>;
+
+// The GEMM and (non-MLA) attention families the model runs at any of the TP degrees.
+void collect_families(const model::ModelSpec& m, const DevicePlanOptions& o, Families& gemms,
+                      Families& attention) {
   for (const std::int64_t tp : o.tensor_parallel_sizes) {
     CostOptions co;
     co.tensor_parallel_size = tp;
@@ -53,27 +58,20 @@ std::vector<Measurement> device_plan(const model::ModelSpec& m, const DevicePlan
       // This TP degree does not fit the model's heads: nothing to measure for it.
     }
   }
+}
+
+void add_shape(std::vector<Measurement>& plan, const KernelShape& s) {
+  Measurement r;
+  r.shape = s;
+  r.file = "device";
+  plan.push_back(r);
+}
+
+void add_gemms(std::vector<Measurement>& plan, const Families& gemms, const DevicePlanOptions& o) {
   const std::vector<std::int64_t> tokens =
       o.quick ? std::vector<std::int64_t>{1, 16, 128, 1024, 4096}
               : std::vector<std::int64_t>{1,   2,   4,   8,    16,   32,   64,
                                           128, 256, 512, 1024, 2048, 4096, 8192};
-  const std::vector<std::int64_t> batches =
-      o.quick ? std::vector<std::int64_t>{1, 16, 64} : std::vector<std::int64_t>{1, 4, 16, 64, 256};
-  const std::vector<std::int64_t> contexts = o.quick
-                                                 ? std::vector<std::int64_t>{512, 4096}
-                                                 : std::vector<std::int64_t>{128, 512, 2048, 8192};
-  const std::vector<std::int64_t> chunks = o.quick
-                                               ? std::vector<std::int64_t>{256, 2048}
-                                               : std::vector<std::int64_t>{128, 512, 2048, 8192};
-  const std::vector<std::int64_t> prefixes =
-      o.quick ? std::vector<std::int64_t>{0} : std::vector<std::int64_t>{0, 2048};
-  std::vector<Measurement> plan;
-  auto add = [&](const KernelShape& s) {
-    Measurement r;
-    r.shape = s;
-    r.file = "device";
-    plan.push_back(r);
-  };
   std::vector<model::Dtype> gemm_types = {model::Dtype::kBf16};
   if (o.fp8) gemm_types.push_back(model::Dtype::kFp8);
   for (const model::Dtype dt : gemm_types) {
@@ -84,10 +82,24 @@ std::vector<Measurement> device_plan(const model::ModelSpec& m, const DevicePlan
         s.op = OpClass::kGemm;
         s.dtype = dt;
         s.m = t, s.n = n, s.k = k, s.batch = 1;
-        add(s);
+        add_shape(plan, s);
       }
     }
   }
+}
+
+void add_attention(std::vector<Measurement>& plan, const Families& attention,
+                   const DevicePlanOptions& o) {
+  const std::vector<std::int64_t> batches =
+      o.quick ? std::vector<std::int64_t>{1, 16, 64} : std::vector<std::int64_t>{1, 4, 16, 64, 256};
+  const std::vector<std::int64_t> contexts = o.quick
+                                                 ? std::vector<std::int64_t>{512, 4096}
+                                                 : std::vector<std::int64_t>{128, 512, 2048, 8192};
+  const std::vector<std::int64_t> chunks = o.quick
+                                               ? std::vector<std::int64_t>{256, 2048}
+                                               : std::vector<std::int64_t>{128, 512, 2048, 8192};
+  const std::vector<std::int64_t> prefixes =
+      o.quick ? std::vector<std::int64_t>{0} : std::vector<std::int64_t>{0, 2048};
   for (const auto& [qh, kvh, hd] : attention) {
     if (hd > 256) continue;
     for (const std::int64_t b : batches) {
@@ -96,7 +108,7 @@ std::vector<Measurement> device_plan(const model::ModelSpec& m, const DevicePlan
         s.op = OpClass::kAttnDecode;
         s.dtype = model::Dtype::kFp16;
         s.batch = b, s.kv_len = c, s.q_heads = qh, s.kv_heads = kvh, s.head_dim = hd;
-        add(s);
+        add_shape(plan, s);
       }
     }
     for (const std::int64_t q : chunks) {
@@ -105,10 +117,14 @@ std::vector<Measurement> device_plan(const model::ModelSpec& m, const DevicePlan
         s.op = OpClass::kAttnPrefill;
         s.dtype = model::Dtype::kFp16;
         s.batch = 1, s.q_len = q, s.kv_len = c, s.q_heads = qh, s.kv_heads = kvh, s.head_dim = hd;
-        add(s);
+        add_shape(plan, s);
       }
     }
   }
+}
+
+// Host-device copies and, with NCCL and two GPUs or more, all-reduces over 2, 4, ... GPUs.
+void add_transfers(std::vector<Measurement>& plan, const DevicePlanOptions& o) {
   const std::vector<double> copies =
       o.quick ? std::vector<double>{16.0 * (1 << 20), 256.0 * (1 << 20)}
               : std::vector<double>{1.0 * (1 << 20), 16.0 * (1 << 20), 256.0 * (1 << 20),
@@ -118,7 +134,7 @@ std::vector<Measurement> device_plan(const model::ModelSpec& m, const DevicePlan
     s.op = OpClass::kMemcpy;
     s.dtype = model::Dtype::kFp16;
     s.bytes = b;
-    add(s);
+    add_shape(plan, s);
   }
   if (o.nccl && o.num_gpus >= 2) {
     for (int p = 2; p <= o.num_gpus; p *= 2) {
@@ -128,10 +144,21 @@ std::vector<Measurement> device_plan(const model::ModelSpec& m, const DevicePlan
         s.dtype = model::Dtype::kFp16;
         s.bytes = b;
         s.num_gpus = p;
-        add(s);
+        add_shape(plan, s);
       }
     }
   }
+}
+
+}  // namespace
+
+std::vector<Measurement> device_plan(const model::ModelSpec& m, const DevicePlanOptions& o) {
+  Families gemms, attention;
+  collect_families(m, o, gemms, attention);
+  std::vector<Measurement> plan;
+  add_gemms(plan, gemms, o);
+  add_attention(plan, attention, o);
+  add_transfers(plan, o);
   return plan;
 }
 

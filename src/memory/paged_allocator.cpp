@@ -252,30 +252,26 @@ std::optional<AdmitResult> PagedAllocator::admit(const SeqInfo& seq, std::int64_
   return AdmitResult{hit.tokens};
 }
 
-bool PagedAllocator::grow(SeqId id, std::int64_t num_tokens) {
-  KVSIM_ASSERT(num_tokens >= 0, "grow by a negative count");
-  Seq& s = resident(id);
-  if (num_tokens == 0) return true;
-  const std::int64_t grown = s.num_tokens + num_tokens;
-  const std::size_t num_groups = groups_.size();
-  // Fast path (every decode step but one per block): one full-attention group, growth within
-  // an unshared partial tail block. Nothing is allocated or skipped; the tail's fill grows.
-  if (num_groups == 1 && groups_[0].sliding_window == 0 && !s.tables[0].blocks.empty()) {
-    Table& t = s.tables[0];
-    const std::int64_t bs = groups_[0].block_size;
-    const std::int64_t end = t.first + static_cast<std::int64_t>(t.blocks.size());
-    const BlockId tail = t.blocks.back();
-    if (grown <= end * bs && pool_.fill(tail) < bs && pool_.ref(tail) == 1) {
-      reservation_[0] -= own_reservation(s, 0);
-      s.num_tokens = grown;
-      settle(s, 0, end - 1);
-      reservation_[0] += own_reservation(s, 0);
-      return true;
-    }
+bool PagedAllocator::grow_tail_in_place(Seq& s, std::int64_t grown) {
+  if (groups_.size() != 1 || groups_[0].sliding_window != 0 || s.tables[0].blocks.empty()) {
+    return false;
   }
+  Table& t = s.tables[0];
+  const std::int64_t bs = groups_[0].block_size;
+  const std::int64_t end = t.first + static_cast<std::int64_t>(t.blocks.size());
+  const BlockId tail = t.blocks.back();
+  if (grown > end * bs || pool_.fill(tail) >= bs || pool_.ref(tail) != 1) return false;
+  reservation_[0] -= own_reservation(s, 0);
+  s.num_tokens = grown;
+  settle(s, 0, end - 1);
+  reservation_[0] += own_reservation(s, 0);
+  return true;
+}
+
+bool PagedAllocator::can_grow(const Seq& s, std::int64_t grown) const {
   std::int64_t needed = 0;
   std::int64_t released = 0;  // blocks the window skip returns to the pool
-  for (std::size_t g = 0; g < num_groups; ++g) {
+  for (std::size_t g = 0; g < groups_.size(); ++g) {
     const Table& t = s.tables[g];
     const std::int64_t bs = groups_[g].block_size;
     const std::int64_t end = t.first + static_cast<std::int64_t>(t.blocks.size());
@@ -289,48 +285,60 @@ bool PagedAllocator::grow(SeqId id, std::int64_t num_tokens) {
       if (pool_.fill(tail) < bs && pool_.ref(tail) > 1) ++needed;  // copy-on-write
     }
   }
-  if (needed > pool_.num_free() + released) {
+  return needed <= pool_.num_free() + released;
+}
+
+void PagedAllocator::skip_window(Table& t, int g, std::int64_t old_tokens) {
+  const std::int64_t first = std::max(t.first, skipped_first(g, old_tokens));
+  if (first <= t.first) return;
+  const auto skip = static_cast<std::ptrdiff_t>(first - t.first);
+  for (std::ptrdiff_t k = skip - 1; k >= 0; --k)
+    pool_.release(t.blocks[static_cast<std::size_t>(k)]);
+  t.blocks.erase(t.blocks.begin(), t.blocks.begin() + skip);
+  t.first = first;
+}
+
+void PagedAllocator::extend_table(Seq& s, int g) {
+  Table& t = s.tables[static_cast<std::size_t>(g)];
+  const std::int64_t bs = groups_[static_cast<std::size_t>(g)].block_size;
+  std::int64_t from = t.first + static_cast<std::int64_t>(t.blocks.size());
+  if (!t.blocks.empty()) {
+    BlockId& tail = t.blocks.back();
+    if (pool_.fill(tail) < bs) {
+      --from;
+      if (pool_.ref(tail) > 1) {
+        const BlockId copy = pool_.allocate(g);
+        pool_.set_fill(copy, pool_.fill(tail));
+        pool_.release(tail);
+        tail = copy;
+        ++stats_.cow_copies;
+      }
+    }
+  }
+  while (t.first + static_cast<std::int64_t>(t.blocks.size()) < ceil_div(s.num_tokens, bs)) {
+    t.blocks.push_back(pool_.allocate(g));
+  }
+  settle(s, g, from);
+}
+
+bool PagedAllocator::grow(SeqId id, std::int64_t num_tokens) {
+  KVSIM_ASSERT(num_tokens >= 0, "grow by a negative count");
+  Seq& s = resident(id);
+  if (num_tokens == 0) return true;
+  const std::int64_t grown = s.num_tokens + num_tokens;
+  if (grow_tail_in_place(s, grown)) return true;
+  if (!can_grow(s, grown)) {
     ++stats_.grows_refused;
     return false;
   }
   account(s, -1);
   s.num_tokens = grown;
+  const int num_groups = static_cast<int>(groups_.size());
   // Window skips first, in every group, so that their blocks can serve this growth.
-  for (std::size_t g = 0; g < num_groups; ++g) {
-    Table& t = s.tables[g];
-    const std::int64_t first =
-        std::max(t.first, skipped_first(static_cast<int>(g), grown - num_tokens));
-    if (first > t.first) {
-      const auto skip = static_cast<std::ptrdiff_t>(first - t.first);
-      for (std::ptrdiff_t k = skip - 1; k >= 0; --k) {
-        pool_.release(t.blocks[static_cast<std::size_t>(k)]);
-      }
-      t.blocks.erase(t.blocks.begin(), t.blocks.begin() + skip);
-      t.first = first;
-    }
+  for (int g = 0; g < num_groups; ++g) {
+    skip_window(s.tables[static_cast<std::size_t>(g)], g, grown - num_tokens);
   }
-  for (std::size_t g = 0; g < num_groups; ++g) {
-    Table& t = s.tables[g];
-    const std::int64_t bs = groups_[g].block_size;
-    std::int64_t from = t.first + static_cast<std::int64_t>(t.blocks.size());
-    if (!t.blocks.empty()) {
-      BlockId& tail = t.blocks.back();
-      if (pool_.fill(tail) < bs) {
-        --from;
-        if (pool_.ref(tail) > 1) {
-          const BlockId copy = pool_.allocate(static_cast<int>(g));
-          pool_.set_fill(copy, pool_.fill(tail));
-          pool_.release(tail);
-          tail = copy;
-          ++stats_.cow_copies;
-        }
-      }
-    }
-    while (t.first + static_cast<std::int64_t>(t.blocks.size()) < ceil_div(grown, bs)) {
-      t.blocks.push_back(pool_.allocate(static_cast<int>(g)));
-    }
-    settle(s, static_cast<int>(g), from);
-  }
+  for (int g = 0; g < num_groups; ++g) extend_table(s, g);
   account(s, +1);
   return true;
 }
@@ -455,91 +463,6 @@ void PagedAllocator::account(const Seq& s, std::int64_t sign) {
   for (std::size_t g = 0; g < groups_.size(); ++g) reservation_[g] += sign * own_reservation(s, g);
 }
 
-std::vector<std::int64_t> PagedAllocator::recount_reservation() const {
-  const std::size_t num_groups = groups_.size();
-  std::vector<std::int64_t> reservation(num_groups, 0);
-  struct SharedTail {
-    BlockId block;
-    std::int64_t end;  // position after the block
-    std::int64_t tokens;
-    std::int64_t final_tokens;
-    std::size_t group;
-  };
-  std::vector<SharedTail> shared;
-  for (const auto& [id, s] : seqs_) {
-    if (s.swapped) continue;
-    for (std::size_t g = 0; g < num_groups; ++g) {
-      const Table& t = s.tables[g];
-      if (t.blocks.empty()) continue;
-      const BlockId tail = t.blocks.back();
-      const std::int64_t end =
-          (t.first + static_cast<std::int64_t>(t.blocks.size())) * groups_[g].block_size;
-      if (pool_.ref(tail) == 1) {
-        reservation[g] += std::max<std::int64_t>(0, std::min(end, s.final_tokens) - s.num_tokens);
-      } else if (end > s.num_tokens) {
-        shared.push_back({tail, end, s.num_tokens, s.final_tokens, g});
-      }
-    }
-  }
-  if (!shared.empty()) {
-    std::sort(shared.begin(), shared.end(), [](const SharedTail& a, const SharedTail& b) {
-      return a.block != b.block ? a.block < b.block : a.final_tokens > b.final_tokens;
-    });
-    for (std::size_t i = 0; i < shared.size(); ++i) {
-      if (i > 0 && shared[i].block == shared[i - 1].block) continue;  // counted once, max f
-      const SharedTail& t = shared[i];
-      reservation[t.group] += std::max<std::int64_t>(0, std::min(t.end, t.final_tokens) - t.tokens);
-    }
-  }
-  return reservation;
-}
-
-ByteAccounting PagedAllocator::bytes_from(const std::vector<std::int64_t>& reservation) const {
-  ByteAccounting b;
-  b.capacity = static_cast<Bytes>(pool_.num_blocks()) * page_bytes_;
-  for (std::size_t g = 0; g < groups_.size(); ++g) {
-    const GroupGeometry& geo = groups_[g];
-    const std::int64_t in_use = pool_.num_in_use(static_cast<int>(g));
-    const std::int64_t tokens = pool_.filled_in_use(static_cast<int>(g));
-    const std::int64_t internal = in_use * geo.block_size - tokens - reservation[g];
-    KVSIM_ASSERT(internal >= 0, "paged accounting: negative internal fragmentation");
-    b.token_states += static_cast<Bytes>(tokens) * geo.bytes_per_slot;
-    b.reservation += static_cast<Bytes>(reservation[g]) * geo.bytes_per_slot;
-    b.internal_fragmentation += static_cast<Bytes>(internal) * geo.bytes_per_slot +
-                                static_cast<Bytes>(in_use) * geo.padding;
-  }
-  b.free = static_cast<Bytes>(pool_.num_free()) * page_bytes_;
-  return b;
-}
-
-ByteAccounting PagedAllocator::bytes_now() const {
-  // Without forks no partial tail is shared: the incremental sum is exact, O(1).
-  return forked_ ? bytes_from(recount_reservation()) : bytes_from(reservation_);
-}
-
-ByteAccounting PagedAllocator::byte_accounting(const SeqInfo*) const {
-  return bytes_now();
-}
-
-SlotAccounting PagedAllocator::accounting(const SeqInfo*) const {
-  const ByteAccounting b = bytes_now();
-  const auto slots = [&](Bytes bytes) {
-    return static_cast<std::int64_t>(bytes / widest_bytes_per_slot_);
-  };
-  SlotAccounting a;
-  a.capacity = pool_.num_blocks() * base_block_size_;
-  a.token_states = slots(b.token_states);
-  a.reservation = slots(b.reservation);
-  a.internal_fragmentation = slots(b.internal_fragmentation);
-  a.external_fragmentation = 0;
-  a.free = a.capacity - a.token_states - a.reservation - a.internal_fragmentation;
-  a.largest_free_extent = pool_.num_free() * base_block_size_;
-  a.blocks_in_use = pool_.num_in_use();
-  a.shared_blocks = pool_.shared_blocks();
-  a.cached_blocks = pool_.num_evictable();
-  return a;
-}
-
 // ---- introspection ------------------------------------------------------------------------
 
 const std::vector<BlockId>& PagedAllocator::block_table(SeqId id, int group) const {
@@ -552,45 +475,6 @@ std::int64_t PagedAllocator::first_block(SeqId id, int group) const {
   const auto it = seqs_.find(id);
   KVSIM_ASSERT(it != seqs_.end(), "unknown sequence id");
   return it->second.tables[static_cast<std::size_t>(group)].first;
-}
-
-void PagedAllocator::check_invariants() const {
-  pool_.check_invariants();
-  std::vector<std::int32_t> refs(static_cast<std::size_t>(pool_.num_blocks()), 0);
-  std::int64_t cpu = 0;
-  for (const auto& [id, s] : seqs_) {
-    for (std::size_t g = 0; g < groups_.size(); ++g) {
-      const Table& t = s.tables[g];
-      const std::int64_t bs = groups_[g].block_size;
-      if (s.swapped) {
-        KVSIM_ASSERT(t.blocks.empty(), "a swapped-out sequence holds GPU blocks");
-        cpu += t.swapped_blocks;
-        continue;
-      }
-      const std::int64_t end = t.first + static_cast<std::int64_t>(t.blocks.size());
-      KVSIM_ASSERT(end == std::max(t.first, ceil_div(s.num_tokens, bs)), "table length");
-      KVSIM_ASSERT(t.first >= 0 && t.first <= std::max<std::int64_t>(0, s.num_tokens) / bs + 1,
-                   "table start");
-      for (std::int64_t j = t.first; j < end; ++j) {
-        const BlockId b = t.blocks[static_cast<std::size_t>(j - t.first)];
-        ++refs[static_cast<std::size_t>(b)];
-        KVSIM_ASSERT(pool_.group(b) == static_cast<int>(g), "a block in another group's table");
-        KVSIM_ASSERT(pool_.fill(b) == std::clamp<std::int64_t>(s.num_tokens - j * bs, 0, bs),
-                     "block fill disagrees with the sequence length");
-      }
-      // Per-sequence internal fragmentation stays below one block.
-      const std::int64_t internal = end * bs - std::max(s.num_tokens, s.final_tokens);
-      KVSIM_ASSERT(internal < bs, "a sequence wastes a whole block");
-    }
-  }
-  for (std::int64_t b = 0; b < pool_.num_blocks(); ++b) {
-    KVSIM_ASSERT(refs[static_cast<std::size_t>(b)] == pool_.ref(static_cast<BlockId>(b)),
-                 "reference count disagrees with the block tables (leak or double free)");
-  }
-  KVSIM_ASSERT(cpu == cpu_blocks_used_ && cpu_blocks_used_ <= cpu_blocks_, "CPU blocks");
-  if (!forked_) {
-    KVSIM_ASSERT(recount_reservation() == reservation_, "incremental reservation disagrees");
-  }
 }
 
 }  // namespace kvsim::memory

@@ -104,6 +104,16 @@ class PagedAllocator final : public Allocator {
   // Sets fills of the table's blocks from index `from` on, and caches newly full prompt blocks.
   void settle(Seq& s, int g, std::int64_t from);
   std::int64_t skipped_first(int g, std::int64_t tokens) const;
+  // grow()'s steps. The fast path (every decode step but one per block): one full-attention
+  // group, growth within an unshared partial tail block; false (nothing changed) otherwise.
+  bool grow_tail_in_place(Seq& s, std::int64_t grown);
+  // Whether the pool (with the blocks the window skip would return) has the blocks to grow `s`
+  // to `grown` tokens, copy-on-write of shared tails included.
+  bool can_grow(const Seq& s, std::int64_t grown) const;
+  // Releases group g's blocks that fell out of its sliding window at `old_tokens`.
+  void skip_window(Table& t, int g, std::int64_t old_tokens);
+  // Copies a shared partial tail, allocates group g's blocks up to s.num_tokens and settles them.
+  void extend_table(Seq& s, int g);
   void release_table(Table& t);
   Seq& resident(SeqId id);
   // Reservation slots of group g's tail block of `s`, as if no other sequence shared it.

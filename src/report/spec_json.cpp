@@ -5,20 +5,9 @@
 
 namespace kvsim::report {
 
-Json model_json(const model::ModelSpec& m) {
-  Json j;
-  j["name"] = m.name;
-  j["display_name"] = m.display_name;
-  j["family"] = m.family;
-  j["source"] = m.source;
-  j["num_layers"] = m.num_layers;
-  j["hidden_size"] = m.hidden_size;
-  j["intermediate_size"] = m.intermediate_size;
-  j["vocab_size"] = m.vocab_size;
-  j["max_context"] = m.max_context;
-  j["weight_dtype"] = std::string(model::dtype_name(m.weight_dtype));
+namespace {
 
-  const model::AttentionSpec& a = m.attention;
+Json attention_json(const model::AttentionSpec& a) {
   Json att;
   att["kind"] = std::string(model::attention_kind_name(a.kind));
   att["num_q_heads"] = a.num_q_heads;
@@ -39,8 +28,52 @@ Json model_json(const model::ModelSpec& m) {
     att["full_layer_head_dim"] = a.full_layer_head_dim > 0 ? a.full_layer_head_dim : a.head_dim;
     att["k_eq_v"] = a.k_eq_v;
   }
-  j["attention"] = att;
+  return att;
+}
 
+Json moe_json(const model::MoeSpec& e) {
+  Json moe{{"num_experts", e.num_experts},
+           {"experts_per_token", e.experts_per_token},
+           {"expert_intermediate_size", e.expert_intermediate_size},
+           {"num_shared_experts", e.num_shared_experts},
+           {"shared_expert_intermediate_size", e.shared_expert_size()},
+           {"first_dense_layers", e.first_dense_layers},
+           {"layer_interval", e.moe_layer_interval}};
+  if (e.has_expert_dtype) {
+    moe["expert_dtype"] = std::string(model::dtype_name(e.expert_dtype));
+    moe["expert_scale_group_size"] = e.expert_scale_group_size;
+  }
+  return moe;
+}
+
+Json ssm_json(const model::ModelSpec& m) {
+  return {{"num_heads", m.ssm.num_heads},
+          {"head_dim", m.ssm.head_dim},
+          {"state_size", m.ssm.state_size},
+          {"num_groups", m.ssm.num_groups},
+          {"conv_kernel", m.ssm.conv_kernel},
+          {"num_layers", [&] {
+             std::int64_t n = 0;
+             for (auto b : m.block_kinds) n += b == model::BlockKind::kMamba ? 1 : 0;
+             return n;
+           }()}};
+}
+
+}  // namespace
+
+Json model_json(const model::ModelSpec& m) {
+  Json j;
+  j["name"] = m.name;
+  j["display_name"] = m.display_name;
+  j["family"] = m.family;
+  j["source"] = m.source;
+  j["num_layers"] = m.num_layers;
+  j["hidden_size"] = m.hidden_size;
+  j["intermediate_size"] = m.intermediate_size;
+  j["vocab_size"] = m.vocab_size;
+  j["max_context"] = m.max_context;
+  j["weight_dtype"] = std::string(model::dtype_name(m.weight_dtype));
+  j["attention"] = attention_json(m.attention);
   j["layer_kinds"] = {{"full", m.num_layers_of(model::LayerKind::kFullAttention)},
                       {"sliding", m.num_layers_of(model::LayerKind::kSlidingWindow)},
                       {"none", m.num_layers_of(model::LayerKind::kNoKvCache)}};
@@ -51,33 +84,8 @@ Json model_json(const model::ModelSpec& m) {
     for (auto k : m.layer_kinds) pattern.push_back(std::string(model::layer_kind_name(k)));
     j["layer_pattern"] = pattern;
   }
-  if (m.moe.enabled()) {
-    const model::MoeSpec& e = m.moe;
-    Json moe{{"num_experts", e.num_experts},
-             {"experts_per_token", e.experts_per_token},
-             {"expert_intermediate_size", e.expert_intermediate_size},
-             {"num_shared_experts", e.num_shared_experts},
-             {"shared_expert_intermediate_size", e.shared_expert_size()},
-             {"first_dense_layers", e.first_dense_layers},
-             {"layer_interval", e.moe_layer_interval}};
-    if (e.has_expert_dtype) {
-      moe["expert_dtype"] = std::string(model::dtype_name(e.expert_dtype));
-      moe["expert_scale_group_size"] = e.expert_scale_group_size;
-    }
-    j["moe"] = moe;
-  }
-  if (m.ssm.enabled()) {
-    j["ssm"] = {{"num_heads", m.ssm.num_heads},
-                {"head_dim", m.ssm.head_dim},
-                {"state_size", m.ssm.state_size},
-                {"num_groups", m.ssm.num_groups},
-                {"conv_kernel", m.ssm.conv_kernel},
-                {"num_layers", [&] {
-                   std::int64_t n = 0;
-                   for (auto b : m.block_kinds) n += b == model::BlockKind::kMamba ? 1 : 0;
-                   return n;
-                 }()}};
-  }
+  if (m.moe.enabled()) j["moe"] = moe_json(m.moe);
+  if (m.ssm.enabled()) j["ssm"] = ssm_json(m);
   j["gated_mlp"] = m.gated_mlp;
   j["tie_word_embeddings"] = m.tie_word_embeddings;
   const model::ParameterCounts counts = model::parameter_counts(m);

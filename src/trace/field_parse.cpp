@@ -80,69 +80,69 @@ ParseStatus parse_count(std::string_view text, std::int64_t& out) {
   return ParseStatus::kOk;
 }
 
-ParseStatus parse_decimal_ns(std::string_view text, std::int64_t unit_ns, TimeNs& out) {
-  text = trim_spaces(text);
-  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
-  bool negative = false;
-  if (!text.empty() && text.front() == '-') {
-    negative = true;
-    text.remove_prefix(1);
-  }
-  // Mantissa digits (integer and fraction) and a decimal exponent.
-  std::size_t pos = 0;
+namespace {
+
+// A decimal's digits: value = mantissa × 10^exponent10.
+struct Decimal {
   UInt128 mantissa = 0;
   int num_digits = 0;  // significant digits kept in mantissa
-  int exponent10 = 0;  // value = mantissa × 10^exponent10
+  int exponent10 = 0;
   bool any_digit = false;
-  bool nonzero_dropped = false;   // digits beyond what mantissa keeps (only far fraction digits)
+  bool nonzero_dropped = false;  // digits beyond what mantissa keeps (only far fraction digits)
+};
+
+// Integer and fraction digits from `pos` on.
+Decimal scan_mantissa(std::string_view text, std::size_t& pos) {
+  Decimal d;
   constexpr int kMaxDigits = 20;  // × unit_ns (≤ 1e9) stays inside 128 bits
   while (pos < text.size() && is_digit(text[pos])) {
-    any_digit = true;
-    if (num_digits < kMaxDigits) {
-      mantissa = mantissa * 10 + static_cast<unsigned>(text[pos] - '0');
-      if (mantissa != 0) ++num_digits;
+    d.any_digit = true;
+    if (d.num_digits < kMaxDigits) {
+      d.mantissa = d.mantissa * 10 + static_cast<unsigned>(text[pos] - '0');
+      if (d.mantissa != 0) ++d.num_digits;
     } else {
-      ++exponent10;  // integer digits beyond precision: far out of range anyway
+      ++d.exponent10;  // integer digits beyond precision: far out of range anyway
     }
     ++pos;
   }
   if (pos < text.size() && text[pos] == '.') {
     ++pos;
     while (pos < text.size() && is_digit(text[pos])) {
-      any_digit = true;
-      if (num_digits < kMaxDigits) {
-        mantissa = mantissa * 10 + static_cast<unsigned>(text[pos] - '0');
-        if (mantissa != 0) ++num_digits;
-        --exponent10;
+      d.any_digit = true;
+      if (d.num_digits < kMaxDigits) {
+        d.mantissa = d.mantissa * 10 + static_cast<unsigned>(text[pos] - '0');
+        if (d.mantissa != 0) ++d.num_digits;
+        --d.exponent10;
       } else if (text[pos] != '0') {
-        nonzero_dropped = true;
+        d.nonzero_dropped = true;
       }
       ++pos;
     }
   }
-  if (!any_digit) return ParseStatus::kNotANumber;
-  if (pos < text.size() && (text[pos] == 'e' || text[pos] == 'E')) {
+  return d;
+}
+
+// An optional "e[+-]digits" from `pos` on, added to exponent10; false when malformed.
+bool scan_exponent(std::string_view text, std::size_t& pos, int& exponent10) {
+  if (pos >= text.size() || (text[pos] != 'e' && text[pos] != 'E')) return true;
+  ++pos;
+  bool exp_negative = false;
+  if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) {
+    exp_negative = text[pos] == '-';
     ++pos;
-    bool exp_negative = false;
-    if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) {
-      exp_negative = text[pos] == '-';
-      ++pos;
-    }
-    if (pos >= text.size() || !is_digit(text[pos])) return ParseStatus::kNotANumber;
-    int e = 0;
-    while (pos < text.size() && is_digit(text[pos])) {
-      if (e < 100000) e = e * 10 + (text[pos] - '0');
-      ++pos;
-    }
-    exponent10 += exp_negative ? -e : e;
   }
-  if (pos != text.size()) return ParseStatus::kNotANumber;
-  if (negative && (mantissa != 0 || nonzero_dropped)) return ParseStatus::kNegative;
-  if (mantissa == 0) {
-    out = 0;
-    return ParseStatus::kOk;
+  if (pos >= text.size() || !is_digit(text[pos])) return false;
+  int e = 0;
+  while (pos < text.size() && is_digit(text[pos])) {
+    if (e < 100000) e = e * 10 + (text[pos] - '0');
+    ++pos;
   }
-  // ns = mantissa × unit_ns × 10^exponent10, rounded half up.
+  exponent10 += exp_negative ? -e : e;
+  return true;
+}
+
+// ns = mantissa × unit_ns × 10^exponent10, rounded half up.
+ParseStatus scale_to_ns(UInt128 mantissa, std::int64_t unit_ns, int exponent10, TimeNs& out) {
   UInt128 value = mantissa * static_cast<UInt128>(unit_ns);
   constexpr auto kLimit = static_cast<UInt128>(std::numeric_limits<std::int64_t>::max());
   if (exponent10 > 0) {
@@ -164,6 +164,29 @@ ParseStatus parse_decimal_ns(std::string_view text, std::int64_t unit_ns, TimeNs
   if (value > kLimit) return ParseStatus::kOutOfRange;
   out = static_cast<TimeNs>(value);
   return ParseStatus::kOk;
+}
+
+}  // namespace
+
+ParseStatus parse_decimal_ns(std::string_view text, std::int64_t unit_ns, TimeNs& out) {
+  text = trim_spaces(text);
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  bool negative = false;
+  if (!text.empty() && text.front() == '-') {
+    negative = true;
+    text.remove_prefix(1);
+  }
+  std::size_t pos = 0;
+  Decimal d = scan_mantissa(text, pos);
+  if (!d.any_digit) return ParseStatus::kNotANumber;
+  if (!scan_exponent(text, pos, d.exponent10)) return ParseStatus::kNotANumber;
+  if (pos != text.size()) return ParseStatus::kNotANumber;
+  if (negative && (d.mantissa != 0 || d.nonzero_dropped)) return ParseStatus::kNegative;
+  if (d.mantissa == 0) {
+    out = 0;
+    return ParseStatus::kOk;
+  }
+  return scale_to_ns(d.mantissa, unit_ns, d.exponent10, out);
 }
 
 bool parse_datetime_ns(std::string_view s, TimeNs& out) {
@@ -243,6 +266,19 @@ std::string quote_value(std::string_view text) {
 Error row_error(const std::string& file, std::int64_t line, const RowError& error) {
   const int line_int = line > std::numeric_limits<int>::max() ? 0 : static_cast<int>(line);
   return Error(ErrorLocation{file, line_int, error.column, error.field}, error.message);
+}
+
+std::pair<int, int> line_col(const std::string& text, std::size_t offset) {
+  int line = 1, col = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
 }
 
 }  // namespace kvsim::trace

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "common/error.h"
 #include "common/units.h"
@@ -34,6 +35,9 @@ std::string format_ns_as_seconds(TimeNs ns);
 
 // Text of a bad value for messages: quoted, shortened to 40 characters.
 std::string quote_value(std::string_view text);
+
+// 1-based line and column of byte `offset` in `text` (past the end: the end's position).
+std::pair<int, int> line_col(const std::string& text, std::size_t offset);
 
 // A bad row as a reader saw it; `column` is 1-based (a character position in the line).
 struct RowError {

@@ -151,11 +151,80 @@ class MooncakeReader final : public FileReaderBase {
     return check_tokens(token.empty() ? shown : token, column, key, out, *c.error, allow_zero);
   }
 
-  bool parse_line(std::string_view line, RequestSpec& out, RowError& error) {
-    Cursor c{line, 0, &error};
+  // What one line has given so far.
+  struct LineState {
     bool have_timestamp = false, have_input = false, have_output = false, have_hashes = false;
     TimeNs timestamp = 0;
     int timestamp_column = 0;
+  };
+
+  bool parse_timestamp(Cursor& c, LineState& st, RowError& error) {
+    c.skip_ws();
+    st.timestamp_column = c.column();
+    const std::string_view token = c.number_token();
+    const ParseStatus status = parse_decimal_ns(token, kNsPerMs, st.timestamp);
+    if (status != ParseStatus::kOk) {
+      error = {st.timestamp_column, "timestamp",
+               "expected a non-negative number of milliseconds, got " +
+                   (token.empty() ? c.got() : quote_value(token))};
+      return false;
+    }
+    return true;
+  }
+
+  // The value of `key` (at key_column); unknown keys are skipped, known ones taken once.
+  bool parse_member(Cursor& c, std::string_view key, int key_column, LineState& st,
+                    RequestSpec& out, RowError& error) {
+    const auto duplicate = [&](bool& seen) {
+      if (seen) {
+        error = {key_column, std::string(key), "expected each key once, got it twice"};
+        return false;
+      }
+      seen = true;
+      return true;
+    };
+    if (key == "timestamp") return duplicate(st.have_timestamp) && parse_timestamp(c, st, error);
+    if (key == "input_length") {
+      return duplicate(st.have_input) &&
+             parse_count_value(c, "input_length", out.prompt_tokens, false);
+    }
+    if (key == "output_length") {
+      return duplicate(st.have_output) &&
+             parse_count_value(c, "output_length", out.output_tokens, false);
+    }
+    if (key == "hash_ids") return duplicate(st.have_hashes) && parse_hashes(c, out);
+    return c.skip_value(key);
+  }
+
+  // The required keys are there and the hash ids fit the prompt.
+  bool check_complete(std::string_view line, const LineState& st, const RequestSpec& out,
+                      RowError& error) const {
+    const int end_column = static_cast<int>(line.size());
+    for (const auto& [seen, key] :
+         {std::pair{st.have_timestamp, "timestamp"}, std::pair{st.have_input, "input_length"},
+          std::pair{st.have_output, "output_length"}}) {
+      if (!seen) {
+        error = {end_column, key, std::string("expected a key '") + key + "' in the object"};
+        return false;
+      }
+    }
+    if (st.have_hashes) {
+      const std::int64_t max_blocks =
+          (out.prompt_tokens + kMooncakeBlockTokens - 1) / kMooncakeBlockTokens;
+      if (static_cast<std::int64_t>(out.prefix_hashes.size()) > max_blocks) {
+        error = {hashes_column_, "hash_ids",
+                 "expected at most " + std::to_string(max_blocks) + " hash ids for " +
+                     std::to_string(out.prompt_tokens) + " input tokens (512 per block), got " +
+                     std::to_string(out.prefix_hashes.size())};
+        return false;
+      }
+    }
+    return true;
+  }
+
+  bool parse_line(std::string_view line, RequestSpec& out, RowError& error) {
+    Cursor c{line, 0, &error};
+    LineState st;
     out.prefix_hashes.clear();
     out.session_id.clear();
     if (!c.expect('{', "")) return false;
@@ -167,41 +236,7 @@ class MooncakeReader final : public FileReaderBase {
       c.skip_ws();
       const int key_column = c.column();
       if (!c.string(key, "") || !c.expect(':', key)) return false;
-      const auto duplicate = [&](bool& seen) {
-        if (seen) {
-          error = {key_column, std::string(key), "expected each key once, got it twice"};
-          return false;
-        }
-        seen = true;
-        return true;
-      };
-      if (key == "timestamp") {
-        if (!duplicate(have_timestamp)) return false;
-        c.skip_ws();
-        timestamp_column = c.column();
-        const std::string_view token = c.number_token();
-        const ParseStatus status = parse_decimal_ns(token, kNsPerMs, timestamp);
-        if (status != ParseStatus::kOk) {
-          error = {timestamp_column, "timestamp",
-                   "expected a non-negative number of milliseconds, got " +
-                       (token.empty() ? c.got() : quote_value(token))};
-          return false;
-        }
-      } else if (key == "input_length") {
-        if (!duplicate(have_input) ||
-            !parse_count_value(c, "input_length", out.prompt_tokens, false)) {
-          return false;
-        }
-      } else if (key == "output_length") {
-        if (!duplicate(have_output) ||
-            !parse_count_value(c, "output_length", out.output_tokens, false)) {
-          return false;
-        }
-      } else if (key == "hash_ids") {
-        if (!duplicate(have_hashes) || !parse_hashes(c, out)) return false;
-      } else if (!c.skip_value(key)) {
-        return false;
-      }
+      if (!parse_member(c, key, key_column, st, out, error)) return false;
       c.skip_ws();
       if (c.pos < line.size() && line[c.pos] == ',') {
         ++c.pos;
@@ -217,28 +252,10 @@ class MooncakeReader final : public FileReaderBase {
     if (c.pos != line.size()) {
       return c.fail("", "expected the end of the line after the JSON object, got " + c.got());
     }
-    const int end_column = static_cast<int>(line.size());
-    for (const auto& [seen, key] :
-         {std::pair{have_timestamp, "timestamp"}, std::pair{have_input, "input_length"},
-          std::pair{have_output, "output_length"}}) {
-      if (!seen) {
-        error = {end_column, key, std::string("expected a key '") + key + "' in the object"};
-        return false;
-      }
-    }
-    if (have_hashes) {
-      const std::int64_t max_blocks =
-          (out.prompt_tokens + kMooncakeBlockTokens - 1) / kMooncakeBlockTokens;
-      if (static_cast<std::int64_t>(out.prefix_hashes.size()) > max_blocks) {
-        error = {hashes_column_, "hash_ids",
-                 "expected at most " + std::to_string(max_blocks) + " hash ids for " +
-                     std::to_string(out.prompt_tokens) + " input tokens (512 per block), got " +
-                     std::to_string(out.prefix_hashes.size())};
-        return false;
-      }
-    }
+    if (!check_complete(line, st, out, error)) return false;
     out.prefix_block_tokens = out.prefix_hashes.empty() ? 0 : kMooncakeBlockTokens;
-    return order_arrival(timestamp, true, timestamp_column, "timestamp", out.arrival_ns, error);
+    return order_arrival(st.timestamp, true, st.timestamp_column, "timestamp", out.arrival_ns,
+                         error);
   }
 
   bool parse_hashes(Cursor& c, RequestSpec& out) {

@@ -1,5 +1,5 @@
 // Readers of real benchmark runs (replay_run.h): vLLM benchmark_serving JSON, requests.jsonl and
-// DistServe .exp (a Python literal, parsed by the small recursive-descent reader below).
+// DistServe .exp (a Python literal, parsed by python_literal.h).
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "trace/field_parse.h"
+#include "trace/python_literal.h"
 #include "trace/replay_run.h"
 
 namespace kvsim::trace {
@@ -20,20 +22,6 @@ using nlohmann::json;
 Error run_error(const std::string& file, int line, int column, const std::string& field,
                 const std::string& message) {
   return Error(ErrorLocation{file, line, column, field}, message);
-}
-
-// 1-based line and column of byte `offset` in `text`.
-std::pair<int, int> line_col(const std::string& text, std::size_t offset) {
-  int line = 1, col = 1;
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return {line, col};
 }
 
 std::string read_whole(const std::string& path) {
@@ -51,181 +39,6 @@ json parse_json_text(const std::string& text, const std::string& file, int line_
     const auto [line, col] = line_col(text, e.byte > 0 ? e.byte - 1 : 0);
     throw run_error(file, line + line_offset, col, "", "malformed JSON");
   }
-}
-
-// ---- A Python literal (DistServe .exp) ----------------------------------------------------
-
-struct PyValue {
-  enum class Kind { kNone, kBool, kNumber, kString, kList, kDict } kind = Kind::kNone;
-  double number = 0;
-  bool boolean = false;
-  std::string text;
-  std::vector<PyValue> items;     // list
-  std::vector<std::string> keys;  // dict, in file order
-  std::vector<PyValue> values;    // dict, values[i] under keys[i]
-  int line = 0, column = 0;
-};
-
-class PyLiteralParser {
- public:
-  PyLiteralParser(const std::string& text, const std::string& file) : s_(text), file_(file) {}
-
-  // The literal, then (DistServe's benchmark writes one) an optional summary block
-  // "{\n\tkey: number\n ...}" whose numbers go to `summary`.
-  PyValue parse_document(std::vector<std::pair<std::string, double>>& summary) {
-    PyValue v = value();
-    skip_space();
-    if (pos_ < s_.size() && s_[pos_] == '{') {
-      ++pos_;
-      while (true) {
-        skip_space();
-        if (pos_ >= s_.size()) throw error("", "unterminated summary block, expected '}'");
-        if (s_[pos_] == '}') {
-          ++pos_;
-          break;
-        }
-        const std::size_t colon = s_.find(':', pos_);
-        const std::size_t eol = s_.find('\n', pos_);
-        if (colon == std::string::npos || (eol != std::string::npos && colon > eol)) {
-          throw error("", "expected 'key: number' in the summary block");
-        }
-        std::string key = s_.substr(pos_, colon - pos_);
-        while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
-        pos_ = colon + 1;
-        PyValue n = value();
-        if (n.kind != PyValue::Kind::kNumber) throw error(key, "expected a number");
-        summary.emplace_back(key, n.number);
-      }
-      skip_space();
-    }
-    if (pos_ != s_.size()) throw error("", "unexpected text after the literal");
-    return v;
-  }
-
- private:
-  Error error(const std::string& field, const std::string& message) const {
-    const auto [line, col] = line_col(s_, pos_);
-    return run_error(file_, line, col, field, message);
-  }
-
-  void skip_space() {
-    while (pos_ < s_.size()) {
-      const char c = s_[pos_];
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-        ++pos_;
-      } else if (c == '#') {
-        while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
-      } else {
-        break;
-      }
-    }
-  }
-
-  bool consume(char c) {
-    skip_space();
-    if (pos_ < s_.size() && s_[pos_] == c) {
-      ++pos_;
-      return true;
-    }
-    return false;
-  }
-
-  PyValue value() {
-    skip_space();
-    if (pos_ >= s_.size()) throw error("", "unexpected end of file, expected a value");
-    PyValue v;
-    const auto [line, col] = line_col(s_, pos_);
-    v.line = line;
-    v.column = col;
-    const char c = s_[pos_];
-    if (c == '[' || c == '(') {
-      const char close = c == '[' ? ']' : ')';
-      ++pos_;
-      v.kind = PyValue::Kind::kList;
-      if (consume(close)) return v;
-      while (true) {
-        v.items.push_back(value());
-        if (consume(close)) return v;
-        if (!consume(',')) throw error("", std::string("expected ',' or '") + close + "'");
-        if (consume(close)) return v;  // trailing comma
-      }
-    }
-    if (c == '{') {
-      ++pos_;
-      v.kind = PyValue::Kind::kDict;
-      if (consume('}')) return v;
-      while (true) {
-        PyValue key = value();
-        if (key.kind != PyValue::Kind::kString) throw error("", "expected a string key");
-        if (!consume(':')) throw error(key.text, "expected ':' after the key");
-        v.keys.push_back(key.text);
-        v.values.push_back(value());
-        if (consume('}')) return v;
-        if (!consume(',')) throw error("", "expected ',' or '}'");
-        if (consume('}')) return v;
-      }
-    }
-    if (c == '\'' || c == '"') return string_value(v);
-    if (std::isalpha(static_cast<unsigned char>(c))) {
-      std::size_t end = pos_;
-      while (end < s_.size() && std::isalnum(static_cast<unsigned char>(s_[end]))) ++end;
-      const std::string word = s_.substr(pos_, end - pos_);
-      if (word == "None") {
-        v.kind = PyValue::Kind::kNone;
-      } else if (word == "True" || word == "False") {
-        v.kind = PyValue::Kind::kBool;
-        v.boolean = word == "True";
-      } else if (word == "nan" || word == "inf") {
-        v.kind = PyValue::Kind::kNumber;
-        v.number = word == "nan" ? std::nan("") : HUGE_VAL;
-      } else {
-        throw error("", "unexpected name '" + word +
-                            "', expected a number, string, list, "
-                            "dict, None, True or False");
-      }
-      pos_ = end;
-      return v;
-    }
-    return number_value(v);
-  }
-
-  PyValue string_value(PyValue& v) {
-    const char quote = s_[pos_++];
-    v.kind = PyValue::Kind::kString;
-    while (pos_ < s_.size() && s_[pos_] != quote) {
-      char c = s_[pos_++];
-      if (c == '\\' && pos_ < s_.size()) {
-        const char e = s_[pos_++];
-        c = e == 'n' ? '\n' : e == 't' ? '\t' : e;
-      }
-      v.text += c;
-    }
-    if (pos_ >= s_.size()) throw error("", "unterminated string");
-    ++pos_;
-    return v;
-  }
-
-  PyValue number_value(PyValue& v) {
-    const char* begin = s_.c_str() + pos_;
-    char* end = nullptr;
-    const double d = std::strtod(begin, &end);
-    if (end == begin) throw error("", "expected a value");
-    pos_ += static_cast<std::size_t>(end - begin);
-    v.kind = PyValue::Kind::kNumber;
-    v.number = d;
-    return v;
-  }
-
-  const std::string& s_;
-  const std::string& file_;
-  std::size_t pos_ = 0;
-};
-
-const PyValue* dict_get(const PyValue& d, const std::string& key) {
-  for (std::size_t i = 0; i < d.keys.size(); ++i) {
-    if (d.keys[i] == key) return &d.values[i];
-  }
-  return nullptr;
 }
 
 double py_number(const PyValue& d, const std::string& key, const std::string& file,
@@ -361,26 +174,30 @@ std::vector<double> vllm_client_arrivals(std::int64_t n, double request_rate, do
   return out;
 }
 
-RealRun read_vllm_benchmark_json(const std::string& path, const VllmBenchmarkOptions& options) {
-  const std::string text = read_whole(path);
-  const json doc = parse_json_text(text, path, 0);
-  const auto field_error = [&](const std::string& field, const std::string& message) {
-    return run_error(path, 0, 0, field, message);
-  };
-  if (!doc.is_object()) throw field_error("", "expected a JSON object (benchmark_serving result)");
+namespace {
+
+// The result's per-request lists are there and equally long; returns their length.
+std::size_t vllm_num_requests(const json& doc, const std::string& path) {
+  if (!doc.is_object()) {
+    throw run_error(path, 0, 0, "", "expected a JSON object (benchmark_serving result)");
+  }
   for (const char* key : {"input_lens", "output_lens", "ttfts", "itls"}) {
     if (!doc.contains(key) || !doc[key].is_array()) {
-      throw field_error(key, "missing or not a list (save the run with --save-result)");
+      throw run_error(path, 0, 0, key, "missing or not a list (save the run with --save-result)");
     }
   }
   const std::size_t n = doc["input_lens"].size();
   for (const char* key : {"output_lens", "ttfts", "itls"}) {
     if (doc[key].size() != n) {
-      throw field_error(key, "expected " + std::to_string(n) + " entries (one per input_lens)");
+      throw run_error(path, 0, 0, key,
+                      "expected " + std::to_string(n) + " entries (one per input_lens)");
     }
   }
-  RealRun run;
-  run.format = RunFormat::kVllmBenchmark;
+  return n;
+}
+
+// request_rate ("inf" included) and duration into `run`; returns the burstiness (1 if absent).
+double read_vllm_settings(const json& doc, RealRun& run) {
   double burstiness = 1.0;
   if (doc.contains("burstiness") && doc["burstiness"].is_number()) {
     burstiness = doc["burstiness"].get<double>();
@@ -396,62 +213,88 @@ RealRun read_vllm_benchmark_json(const std::string& path, const VllmBenchmarkOpt
   if (doc.contains("duration") && doc["duration"].is_number()) {
     run.duration_s = doc["duration"].get<double>();
   }
-  std::vector<double> arrivals;
+  return burstiness;
+}
+
+// The n arrival times: from options.arrivals_path, else regenerated as the vLLM client drew
+// them; sets run.arrivals to say which.
+std::vector<double> vllm_arrivals(const std::string& path, const VllmBenchmarkOptions& options,
+                                  std::size_t n, double burstiness, RealRun& run) {
   if (!options.arrivals_path.empty()) {
-    arrivals = read_arrivals_file(options.arrivals_path);
+    std::vector<double> arrivals = read_arrivals_file(options.arrivals_path);
     if (arrivals.size() != n) {
       throw run_error(options.arrivals_path, 0, 0, "",
                       "expected " + std::to_string(n) + " arrivals (one per request of " + path +
                           "), got " + std::to_string(arrivals.size()));
     }
     run.arrivals = "file " + options.arrivals_path;
-  } else {
-    if (!run.request_rate) {
-      throw field_error("request_rate",
-                        "missing: cannot regenerate arrivals; give --arrivals FILE");
-    }
-    arrivals = vllm_client_arrivals(static_cast<std::int64_t>(n), *run.request_rate, burstiness,
-                                    options.seed);
-    run.arrivals = "regenerated: numpy RandomState(" + std::to_string(options.seed) +
-                   ") exponential gaps at the recorded request_rate";
+    return arrivals;
   }
+  if (!run.request_rate) {
+    throw run_error(path, 0, 0, "request_rate",
+                    "missing: cannot regenerate arrivals; give --arrivals FILE");
+  }
+  run.arrivals = "regenerated: numpy RandomState(" + std::to_string(options.seed) +
+                 ") exponential gaps at the recorded request_rate";
+  return vllm_client_arrivals(static_cast<std::int64_t>(n), *run.request_rate, burstiness,
+                              options.seed);
+}
+
+// Request i: lengths, failure, and (when it did not fail) TTFT, ITLs, E2E and TPOT.
+RealRequest vllm_request(const json& doc, std::size_t i, const std::string& path) {
+  const auto field_error = [&](const std::string& field, const std::string& message) {
+    return run_error(path, 0, 0, field, message);
+  };
+  const std::string idx = "[" + std::to_string(i) + "]";
+  RealRequest r;
+  const json& in = doc["input_lens"][i];
+  const json& out = doc["output_lens"][i];
+  if (!in.is_number_integer() || in.get<std::int64_t>() < 1) {
+    throw field_error("input_lens" + idx, "expected a positive integer (tokens)");
+  }
+  if (!out.is_number_integer() || out.get<std::int64_t>() < 0) {
+    throw field_error("output_lens" + idx, "expected a non-negative integer (tokens)");
+  }
+  r.prompt_tokens = in.get<std::int64_t>();
+  r.output_tokens = out.get<std::int64_t>();
+  if (doc.contains("errors") && doc["errors"].is_array() && i < doc["errors"].size()) {
+    const json& e = doc["errors"][i];
+    r.failed = e.is_string() && !e.get<std::string>().empty();
+  }
+  r.failed = r.failed || r.output_tokens < 1;
+  if (r.output_tokens < 1) r.output_tokens = 1;  // still arrives and is simulated
+  if (r.failed) return r;
+  const json& ttft = doc["ttfts"][i];
+  if (!ttft.is_number() || ttft.get<double>() < 0) {
+    throw field_error("ttfts" + idx, "expected a non-negative number (s)");
+  }
+  r.ttft_s = ttft.get<double>();
+  double e2e = r.ttft_s;
+  for (const json& gap : doc["itls"][i]) {
+    if (!gap.is_number() || gap.get<double>() < 0) {
+      throw field_error("itls" + idx, "expected non-negative numbers (s)");
+    }
+    r.itl_s.push_back(gap.get<double>());
+    e2e += gap.get<double>();
+  }
+  r.e2e_s = e2e;
+  set_tpot(r);
+  return r;
+}
+
+}  // namespace
+
+RealRun read_vllm_benchmark_json(const std::string& path, const VllmBenchmarkOptions& options) {
+  const std::string text = read_whole(path);
+  const json doc = parse_json_text(text, path, 0);
+  const std::size_t n = vllm_num_requests(doc, path);
+  RealRun run;
+  run.format = RunFormat::kVllmBenchmark;
+  const double burstiness = read_vllm_settings(doc, run);
+  const std::vector<double> arrivals = vllm_arrivals(path, options, n, burstiness, run);
   for (std::size_t i = 0; i < n; ++i) {
-    const std::string idx = "[" + std::to_string(i) + "]";
-    RealRequest r;
+    RealRequest r = vllm_request(doc, i, path);
     r.arrival_s = arrivals[i];
-    const json& in = doc["input_lens"][i];
-    const json& out = doc["output_lens"][i];
-    if (!in.is_number_integer() || in.get<std::int64_t>() < 1) {
-      throw field_error("input_lens" + idx, "expected a positive integer (tokens)");
-    }
-    if (!out.is_number_integer() || out.get<std::int64_t>() < 0) {
-      throw field_error("output_lens" + idx, "expected a non-negative integer (tokens)");
-    }
-    r.prompt_tokens = in.get<std::int64_t>();
-    r.output_tokens = out.get<std::int64_t>();
-    if (doc.contains("errors") && doc["errors"].is_array() && i < doc["errors"].size()) {
-      const json& e = doc["errors"][i];
-      r.failed = e.is_string() && !e.get<std::string>().empty();
-    }
-    r.failed = r.failed || r.output_tokens < 1;
-    if (r.output_tokens < 1) r.output_tokens = 1;  // still arrives and is simulated
-    const json& ttft = doc["ttfts"][i];
-    if (!r.failed) {
-      if (!ttft.is_number() || ttft.get<double>() < 0) {
-        throw field_error("ttfts" + idx, "expected a non-negative number (s)");
-      }
-      r.ttft_s = ttft.get<double>();
-      double e2e = r.ttft_s;
-      for (const json& gap : doc["itls"][i]) {
-        if (!gap.is_number() || gap.get<double>() < 0) {
-          throw field_error("itls" + idx, "expected non-negative numbers (s)");
-        }
-        r.itl_s.push_back(gap.get<double>());
-        e2e += gap.get<double>();
-      }
-      r.e2e_s = e2e;
-      set_tpot(r);
-    }
     run.requests.push_back(std::move(r));
   }
   normalize_arrivals(run.requests);
@@ -517,7 +360,7 @@ RealRun read_requests_jsonl(const std::string& path) {
 RealRun read_distserve_exp(const std::string& path) {
   const std::string text = read_whole(path);
   std::vector<std::pair<std::string, double>> summary;
-  const PyValue doc = PyLiteralParser(text, path).parse_document(summary);
+  const PyValue doc = parse_python_literal(text, path, summary);
   if (doc.kind != PyValue::Kind::kList) {
     throw run_error(path, doc.line, doc.column, "", "expected a list of request dicts");
   }

@@ -209,98 +209,104 @@ void apply_workload_defaults(WorkloadOptions& options) {
   }
 }
 
-void validate_workload(const WorkloadOptions& o) {
-  const auto check_file = [](const TraceFileOptions& f, const std::string& field) {
-    if (f.prefix_block_tokens < 1) {
-      throw option_error(field + ".prefix_block_tokens",
-                         "expected a positive --prefix-block-tokens, got " +
-                             std::to_string(f.prefix_block_tokens));
+namespace {
+
+void check_trace_file(const TraceFileOptions& f, const std::string& field) {
+  if (f.prefix_block_tokens < 1) {
+    throw option_error(
+        field + ".prefix_block_tokens",
+        "expected a positive --prefix-block-tokens, got " + std::to_string(f.prefix_block_tokens));
+  }
+}
+
+// Rate, cv and the workload's end, unless arrivals are replayed from a trace.
+void check_arrivals(const SyntheticOptions& s, bool has_lengths) {
+  if (s.arrival == ArrivalProcess::kReplay) {
+    if (s.arrival_trace.path.empty() && !has_lengths) {
+      throw option_error("synthetic.arrival_trace",
+                         "expected a trace to replay arrivals from (--arrival-trace or "
+                         "--lengths-from)");
     }
-  };
-  if (o.source == WorkloadOptions::Source::kTrace) {
-    if (o.trace.path.empty()) {
-      throw option_error("trace", "expected a trace file (--trace FILE) or a synthetic workload");
+    return;
+  }
+  if (!std::isfinite(s.rate_rps) || s.rate_rps < 0.0 || (s.rate_rps == 0.0 && !has_lengths)) {
+    throw option_error(
+        "synthetic.rate",
+        "expected a positive request rate (--rate, requests/s), got " + number_text(s.rate_rps));
+  }
+  if (s.arrival == ArrivalProcess::kGamma && !(s.cv > 0.0 && s.cv <= 1000.0)) {
+    throw option_error(
+        "synthetic.cv",
+        "expected a coefficient of variation (--cv) in (0, 1000], got " + number_text(s.cv));
+  }
+  if (s.num_requests == 0 && s.duration_s == 0.0 && !has_lengths) {
+    throw option_error("synthetic.num_requests",
+                       "expected --num-requests or --duration (or --lengths-from) to end "
+                       "the workload");
+  }
+}
+
+void check_length_dist(const LengthDist& d, bool has_lengths, const std::string& field,
+                       const char* flag) {
+  if (unset(d)) {
+    throw option_error(field, std::string("expected a length distribution (") + flag +
+                                  " SPEC, or --lengths-from FILE)");
+  }
+  if (d.kind == LengthKind::kEmpirical && !has_lengths) {
+    throw option_error(field,
+                       std::string("expected --lengths-from FILE for ") + flag + " empirical");
+  }
+  validate_length_dist(d, ErrorLocation{"", 0, 0, field});
+}
+
+void check_shared_prefix(const SharedPrefixOptions& sp) {
+  if (!(sp.fraction >= 0.0 && sp.fraction <= 1.0)) {
+    throw option_error("synthetic.shared_prefix.fraction",
+                       "expected a fraction in [0, 1] (--shared-prefix-fraction), got " +
+                           number_text(sp.fraction));
+  }
+  if (sp.fraction > 0.0) {
+    if (sp.num_prompts < 1 || sp.num_prompts > 1'000'000) {
+      throw option_error("synthetic.shared_prefix.num_prompts",
+                         "expected 1 to 1,000,000 system prompts (--shared-prefix-prompts), "
+                         "got " +
+                             std::to_string(sp.num_prompts));
     }
-    check_file(o.trace, "trace");
-  } else {
-    const SyntheticOptions& s = o.synthetic;
-    const bool has_lengths = !s.lengths_from.path.empty();
-    if (!s.lengths_from.path.empty()) check_file(s.lengths_from, "synthetic.lengths_from");
-    if (!s.arrival_trace.path.empty()) check_file(s.arrival_trace, "synthetic.arrival_trace");
-    if (s.arrival == ArrivalProcess::kReplay) {
-      if (s.arrival_trace.path.empty() && !has_lengths) {
-        throw option_error("synthetic.arrival_trace",
-                           "expected a trace to replay arrivals from (--arrival-trace or "
-                           "--lengths-from)");
-      }
-    } else {
-      if (!std::isfinite(s.rate_rps) || s.rate_rps < 0.0 || (s.rate_rps == 0.0 && !has_lengths)) {
-        throw option_error("synthetic.rate",
-                           "expected a positive request rate (--rate, requests/s), got " +
-                               number_text(s.rate_rps));
-      }
-      if (s.arrival == ArrivalProcess::kGamma && !(s.cv > 0.0 && s.cv <= 1000.0)) {
-        throw option_error(
-            "synthetic.cv",
-            "expected a coefficient of variation (--cv) in (0, 1000], got " + number_text(s.cv));
-      }
-      if (s.num_requests == 0 && s.duration_s == 0.0 && !has_lengths) {
-        throw option_error("synthetic.num_requests",
-                           "expected --num-requests or --duration (or --lengths-from) to end "
-                           "the workload");
-      }
+    if (sp.block_tokens < 1) {
+      throw option_error("synthetic.shared_prefix.block_tokens",
+                         "expected a positive block size (--prefix-block-tokens), got " +
+                             std::to_string(sp.block_tokens));
     }
-    if (s.num_requests < 0) {
-      throw option_error("synthetic.num_requests",
-                         "expected a non-negative count, got " + std::to_string(s.num_requests));
-    }
-    if (!std::isfinite(s.duration_s) || s.duration_s < 0.0 || s.duration_s > 1e9) {
-      throw option_error(
-          "synthetic.duration_s",
-          "expected a non-negative duration in seconds, got " + number_text(s.duration_s));
-    }
-    const auto check_dist = [&](const LengthDist& d, const std::string& field, const char* flag) {
-      if (unset(d)) {
-        throw option_error(field, std::string("expected a length distribution (") + flag +
-                                      " SPEC, or --lengths-from FILE)");
-      }
-      if (d.kind == LengthKind::kEmpirical && !has_lengths) {
-        throw option_error(field,
-                           std::string("expected --lengths-from FILE for ") + flag + " empirical");
-      }
-      validate_length_dist(d, ErrorLocation{"", 0, 0, field});
-    };
-    check_dist(s.prompt, "synthetic.prompt_tokens", "--prompt-len");
-    check_dist(s.output, "synthetic.output_tokens", "--output-len");
-    const SharedPrefixOptions& sp = s.shared_prefix;
-    if (!(sp.fraction >= 0.0 && sp.fraction <= 1.0)) {
-      throw option_error("synthetic.shared_prefix.fraction",
-                         "expected a fraction in [0, 1] (--shared-prefix-fraction), got " +
-                             number_text(sp.fraction));
-    }
-    if (sp.fraction > 0.0) {
-      if (sp.num_prompts < 1 || sp.num_prompts > 1'000'000) {
-        throw option_error("synthetic.shared_prefix.num_prompts",
-                           "expected 1 to 1,000,000 system prompts (--shared-prefix-prompts), "
-                           "got " +
-                               std::to_string(sp.num_prompts));
-      }
-      if (sp.block_tokens < 1) {
-        throw option_error("synthetic.shared_prefix.block_tokens",
-                           "expected a positive block size (--prefix-block-tokens), got " +
-                               std::to_string(sp.block_tokens));
-      }
-      if (sp.prompt_tokens < sp.block_tokens || sp.prompt_tokens > kMaxRequestTokens / 2) {
-        throw option_error("synthetic.shared_prefix.prompt_tokens",
-                           "expected a system prompt of at least one prefix block (" +
-                               std::to_string(sp.block_tokens) +
-                               " tokens, --prefix-block-tokens) so that it can be shared "
-                               "(--shared-prefix-tokens), got " +
-                               std::to_string(sp.prompt_tokens));
-      }
+    if (sp.prompt_tokens < sp.block_tokens || sp.prompt_tokens > kMaxRequestTokens / 2) {
+      throw option_error("synthetic.shared_prefix.prompt_tokens",
+                         "expected a system prompt of at least one prefix block (" +
+                             std::to_string(sp.block_tokens) +
+                             " tokens, --prefix-block-tokens) so that it can be shared "
+                             "(--shared-prefix-tokens), got " +
+                             std::to_string(sp.prompt_tokens));
     }
   }
-  const TransformOptions& t = o.transforms;
+}
+
+void check_synthetic(const SyntheticOptions& s) {
+  const bool has_lengths = !s.lengths_from.path.empty();
+  if (!s.lengths_from.path.empty()) check_trace_file(s.lengths_from, "synthetic.lengths_from");
+  if (!s.arrival_trace.path.empty()) check_trace_file(s.arrival_trace, "synthetic.arrival_trace");
+  check_arrivals(s, has_lengths);
+  if (s.num_requests < 0) {
+    throw option_error("synthetic.num_requests",
+                       "expected a non-negative count, got " + std::to_string(s.num_requests));
+  }
+  if (!std::isfinite(s.duration_s) || s.duration_s < 0.0 || s.duration_s > 1e9) {
+    throw option_error("synthetic.duration_s", "expected a non-negative duration in seconds, got " +
+                                                   number_text(s.duration_s));
+  }
+  check_length_dist(s.prompt, has_lengths, "synthetic.prompt_tokens", "--prompt-len");
+  check_length_dist(s.output, has_lengths, "synthetic.output_tokens", "--output-len");
+  check_shared_prefix(s.shared_prefix);
+}
+
+void check_transforms(const TransformOptions& t) {
   if (!(t.rate_scale > 0.0) || !std::isfinite(t.rate_scale) || t.rate_scale > 1e9) {
     throw option_error("rate_scale",
                        "expected a positive --rate-scale, got " + number_text(t.rate_scale));
@@ -317,6 +323,20 @@ void validate_workload(const WorkloadOptions& o) {
                        "expected a --max-model-len of at least 2 tokens to truncate to, got " +
                            std::to_string(t.max_model_len));
   }
+}
+
+}  // namespace
+
+void validate_workload(const WorkloadOptions& o) {
+  if (o.source == WorkloadOptions::Source::kTrace) {
+    if (o.trace.path.empty()) {
+      throw option_error("trace", "expected a trace file (--trace FILE) or a synthetic workload");
+    }
+    check_trace_file(o.trace, "trace");
+  } else {
+    check_synthetic(o.synthetic);
+  }
+  check_transforms(o.transforms);
 }
 
 Workload::Workload(WorkloadOptions options) : resolved_(std::move(options)) {

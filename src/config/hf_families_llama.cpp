@@ -1,0 +1,236 @@
+// Hugging Face readers of the Llama lineage: RoPE decoders with GQA or MLA and gated MLPs or
+// MoE (Llama, Mistral, Mixtral, Qwen 2/3 and their MoE, Phi-3, Gemma 1-4, DeepSeek V2/V3,
+// gpt-oss).
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "common/error.h"
+#include "common/strings.h"
+#include "config/hf_families.h"
+#include "config/model_validate.h"
+#include "model/kv_math.h"
+
+namespace kvsim::config::hf {
+
+void family_llama(const JsonReader& r, Import& im) {
+  read_llama_like(r, im, false);
+}
+
+void family_mistral(const JsonReader& r, Import& im) {
+  read_llama_like(r, im, false);
+  window_all_layers(r, im);
+}
+
+void family_mixtral(const JsonReader& r, Import& im) {
+  read_llama_like(r, im, false);
+  window_all_layers(r, im);
+  read_moe_common(r, im, "num_local_experts", {"num_experts_per_tok"}, "intermediate_size");
+}
+
+namespace {
+
+void qwen_windows(const JsonReader& r, Import& im) {
+  if (read_layer_types(r, im)) {
+    if (r.has("sliding_window") && r.optional_bool("use_sliding_window", false)) {
+      im.m.attention.sliding_window = r.get_int("sliding_window");
+    }
+    bool any = false;
+    for (auto k : im.m.layer_kinds) any = any || k == model::LayerKind::kSlidingWindow;
+    if (!any) im.m.attention.sliding_window = 0;
+    return;
+  }
+  // Qwen: the window applies only with use_sliding_window, to layers >= max_window_layers.
+  if (!r.optional_bool("use_sliding_window", false) || !r.has("sliding_window")) return;
+  im.m.attention.sliding_window = r.get_int("sliding_window");
+  const std::int64_t first = r.optional_int("max_window_layers", 0).value_or(0);
+  bool any = false;
+  for (std::int64_t i = first; i < im.m.num_layers; ++i) {
+    im.m.layer_kinds[static_cast<std::size_t>(i)] = model::LayerKind::kSlidingWindow;
+    any = true;
+  }
+  if (!any) im.m.attention.sliding_window = 0;
+}
+
+void qwen_moe(const JsonReader& r, Import& im) {
+  read_moe_common(r, im, "num_experts", {"num_experts_per_tok"}, "moe_intermediate_size");
+  const std::int64_t step = r.optional_int("decoder_sparse_step").value_or(1);
+  // HF: a layer is MoE when (layer + 1) % step == 0.
+  im.m.moe.first_dense_layers = step - 1;
+  im.m.moe.moe_layer_interval = step;
+  if (const Json* dense = r.optional_value("mlp_only_layers")) {
+    if (!dense->is_array() || !dense->empty()) {
+      throw r.error("mlp_only_layers",
+                    "expected an empty list (per-layer dense exceptions are not "
+                    "supported), got " +
+                        describe_json(*dense));
+    }
+  }
+  if (r.has("shared_expert_intermediate_size")) {
+    im.m.moe.num_shared_experts = 1;
+    im.m.moe.shared_expert_intermediate_size = r.get_int("shared_expert_intermediate_size");
+  }
+}
+
+}  // namespace
+
+void family_qwen2(const JsonReader& r, Import& im) {
+  read_llama_like(r, im, false);
+  im.m.attention_bias = true;  // Qwen2 projects Q, K and V with biases
+  qwen_windows(r, im);
+}
+
+void family_qwen2_moe(const JsonReader& r, Import& im) {
+  family_qwen2(r, im);
+  qwen_moe(r, im);
+}
+
+void family_qwen3(const JsonReader& r, Import& im) {
+  read_llama_like(r, im, false);
+  im.m.qk_norm = true;
+  qwen_windows(r, im);
+}
+
+void family_qwen3_moe(const JsonReader& r, Import& im) {
+  family_qwen3(r, im);
+  qwen_moe(r, im);
+}
+
+void family_phi3(const JsonReader& r, Import& im) {
+  read_llama_like(r, im, false);
+  window_all_layers(r, im);
+}
+
+void family_gemma(const JsonReader& r, Import& im) {
+  read_llama_like(r, im, true);
+  im.m.gated_mlp = true;
+}
+
+void family_gemma2(const JsonReader& r, Import& im) {
+  read_llama_like(r, im, true);
+  im.m.weight_dtype = read_dtype(r, model::Dtype::kBf16, model::Dtype::kBf16);
+  im.m.norms_per_layer = 4;
+  if (read_layer_types(r, im)) {
+    im.m.attention.sliding_window = r.get_int("sliding_window");
+    return;
+  }
+  if (r.has("sliding_window")) {
+    // Gemma 2 alternates: even layers local (sliding), odd layers global.
+    im.m.attention.sliding_window = r.get_int("sliding_window");
+    for (std::int64_t i = 0; i < im.m.num_layers; i += 2) {
+      im.m.layer_kinds[static_cast<std::size_t>(i)] = model::LayerKind::kSlidingWindow;
+    }
+  }
+}
+
+void family_gemma3(const JsonReader& r, Import& im) {
+  read_llama_like(r, im, true);
+  im.m.weight_dtype = read_dtype(r, model::Dtype::kBf16, model::Dtype::kBf16);
+  im.m.norms_per_layer = 4;
+  im.m.qk_norm = true;
+  if (read_layer_types(r, im)) {
+    im.m.attention.sliding_window = r.get_int("sliding_window");
+    return;
+  }
+  if (r.has("sliding_window")) {
+    // Gemma 3: every `sliding_window_pattern`-th layer is global, the others local.
+    im.m.attention.sliding_window = r.get_int("sliding_window");
+    const std::int64_t pattern = r.optional_int("sliding_window_pattern").value_or(6);
+    for (std::int64_t i = 0; i < im.m.num_layers; ++i) {
+      if ((i + 1) % pattern != 0) {
+        im.m.layer_kinds[static_cast<std::size_t>(i)] = model::LayerKind::kSlidingWindow;
+      }
+    }
+  }
+}
+
+void family_gemma4(const JsonReader& r, Import& im) {
+  read_llama_like(r, im, true);
+  im.m.weight_dtype = read_dtype(r, model::Dtype::kBf16, model::Dtype::kBf16);
+  model::ModelSpec& m = im.m;
+  m.norms_per_layer = 4;
+  m.qk_norm = true;
+  if (r.has("num_kv_shared_layers") && r.get_int("num_kv_shared_layers", 0) > 0) {
+    throw r.error(
+        "num_kv_shared_layers",
+        "expected 0 (layers that reuse another layer's KV cache are not supported), got " +
+            std::to_string(r.get_int("num_kv_shared_layers", 0)));
+  }
+  if (!read_layer_types(r, im)) {
+    throw r.missing("layer_types", "a list of full_attention|sliding_attention per layer");
+  }
+  m.attention.sliding_window = r.get_int("sliding_window");
+  // Global (full) layers have their own geometry.
+  if (r.has("num_global_key_value_heads")) {
+    m.attention.full_layer_num_kv_heads = r.get_int("num_global_key_value_heads");
+    im.fields["full_layer_kv_heads"] = "num_global_key_value_heads";
+  }
+  if (r.has("global_head_dim")) {
+    m.attention.full_layer_head_dim = r.get_int("global_head_dim");
+    im.fields["full_layer_head_dim"] = "global_head_dim";
+  }
+  m.attention.k_eq_v = r.optional_bool("attention_k_eq_v", false);
+  if (r.optional_bool("enable_moe_block", false)) {
+    // Every layer has its dense MLP (intermediate_size) beside the routed experts: model the
+    // dense MLP as one always-active shared expert.
+    read_moe_common(r, im, "num_experts", {"top_k_experts", "num_experts_per_tok"},
+                    "moe_intermediate_size");
+    m.moe.num_shared_experts = 1;
+    m.moe.shared_expert_intermediate_size = r.get_int("intermediate_size");
+  }
+}
+
+void family_deepseek(const JsonReader& r, Import& im) {
+  read_llama_like(r, im, false);
+  model::ModelSpec& m = im.m;
+  model::AttentionSpec& a = m.attention;
+  a.kind = model::AttentionKind::kMla;
+  a.mla.kv_lora_rank = r.get_int("kv_lora_rank");
+  a.mla.qk_rope_head_dim = r.get_int("qk_rope_head_dim");
+  a.mla.qk_nope_head_dim = r.get_int("qk_nope_head_dim");
+  a.mla.v_head_dim = r.get_int("v_head_dim");
+  a.mla.q_lora_rank = r.optional_int("q_lora_rank").value_or(0);
+  a.head_dim = a.mla.qk_nope_head_dim + a.mla.qk_rope_head_dim;
+  a.v_head_dim = a.mla.v_head_dim;
+  a.num_kv_heads = a.num_q_heads;  // nominal; the cache holds the latent
+  im.fields["kv_lora_rank"] = "kv_lora_rank";
+  im.fields["qk_rope_head_dim"] = "qk_rope_head_dim";
+  if (r.has("n_routed_experts")) {
+    read_moe_common(r, im, "n_routed_experts", {"num_experts_per_tok"}, "moe_intermediate_size");
+    m.moe.num_shared_experts = r.optional_int("n_shared_experts", 0).value_or(0);
+    m.moe.first_dense_layers = r.optional_int("first_k_dense_replace", 0).value_or(0);
+    im.fields["first_dense_layers"] = "first_k_dense_replace";
+    const std::int64_t freq = r.optional_int("moe_layer_freq").value_or(1);
+    if (freq != 1) {
+      throw r.error("moe_layer_freq", "expected 1 (every layer after the dense ones is MoE), got " +
+                                          std::to_string(freq));
+    }
+  }
+}
+
+void family_gpt_oss(const JsonReader& r, Import& im) {
+  read_llama_like(r, im, false);
+  model::ModelSpec& m = im.m;
+  m.attention_bias = r.optional_bool("attention_bias", true);
+  m.mlp_bias = true;  // experts and router carry biases
+  if (!read_layer_types(r, im)) {
+    throw r.missing("layer_types", "a list of full_attention|sliding_attention per layer");
+  }
+  m.attention.sliding_window = r.get_int("sliding_window");
+  read_moe_common(r, im, "num_local_experts", {"num_experts_per_tok", "experts_per_token"},
+                  "intermediate_size");
+  if (r.has("quantization_config")) {
+    const JsonReader q = r.get_object("quantization_config");
+    const std::string method = q.get_string("quant_method");
+    if (method == "mxfp4") {
+      // MXFP4: 4-bit elements with one 8-bit (E8M0) scale per 32, for the routed experts.
+      m.moe.has_expert_dtype = true;
+      m.moe.expert_dtype = model::Dtype::kInt4;
+      m.moe.expert_scale_group_size = 32;
+    } else {
+      throw q.error("quant_method", "expected mxfp4, got '" + method + "'");
+    }
+  }
+}
+
+}  // namespace kvsim::config::hf

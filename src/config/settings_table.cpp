@@ -1,0 +1,325 @@
+// The settings table (settings.h): one row per setting, with its YAML path, flag, help, type,
+// range, default and where it applies. The lookups and parsing over it are in settings.cpp.
+#include <cmath>
+#include <optional>
+
+#include "config/settings.h"
+#include "memory/allocator.h"
+#include "model/dtype.h"
+#include "model/kv_math.h"
+#include "sim/options.h"
+
+namespace kvsim::config {
+namespace {
+
+constexpr double kMaxCount = kMaxSettingCount;
+constexpr double kMaxGib = 1 << 20;  // 1 PiB: far above any GPU
+constexpr double kMaxInt = 9.2e18;   // just under INT64_MAX
+
+Bytes gib_to_bytes(double gib) {
+  return static_cast<Bytes>(std::llround(gib * static_cast<double>(kGiB)));
+}
+
+TimeNs ms_to_ns(double ms) {
+  return std::llround(ms * 1e6);
+}
+
+bool any_dtype(std::string_view name) {
+  return model::parse_dtype(name).has_value();
+}
+
+std::vector<std::string> engine_names() {
+  return {"v1", "v0"};
+}
+
+constexpr SettingRange closed(double lo, double hi) {
+  return {lo, hi, false, false};
+}
+
+// GCC's -Wmissing-field-initializers fires on designated initializers that leave members to
+// their default member initializers (GCC bug 96868); every omitted member here has one.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+// The rows. Deployment settings first (the memory math), then serving, seed, SLOs, time limit
+// and the cost model: the order --help lists them in.
+const Setting kSettings[] = {
+    {.path = "model",
+     .flag = "--model",
+     .help = "Model: a shipped name (see 'kvsim models'), a model YAML or a Hugging Face "
+             "config.json",
+     .type = SettingType::kText,
+     .scope = SettingScope::kDeployment,
+     .grid_axis = true,
+     .apply = [](Scenario& s, const SettingValue& v) { s.deployment.model = v.text; }},
+    {.path = "gpu",
+     .flag = "--gpu",
+     .help = "GPU: a shipped name (see 'kvsim gpus') or a hardware YAML",
+     .type = SettingType::kText,
+     .scope = SettingScope::kDeployment,
+     .grid_axis = true,
+     .apply = [](Scenario& s, const SettingValue& v) { s.deployment.gpu = v.text; }},
+    {.path = "tensor_parallel_size",
+     .flag = "--tensor-parallel-size",
+     .alias = "--tp",
+     .help = "GPUs one model replica is split over (tensor parallelism)",
+     .type = SettingType::kInt,
+     .range = closed(1, 4096),
+     .default_text = "1",
+     .scope = SettingScope::kDeployment,
+     .grid_axis = true,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.deployment.tensor_parallel_size = v.integer; }},
+    {.path = "gpu_memory_utilization",
+     .flag = "--gpu-memory-utilization",
+     .help = "Fraction of each GPU's memory the server may use (weights, activations, KV)",
+     .type = SettingType::kFraction,
+     .range = {0, 1, true, false},
+     .default_text = "0.9",
+     .scope = SettingScope::kDeployment,
+     .grid_axis = true,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.deployment.gpu_memory_utilization = v.number; }},
+    {.path = "block_size",
+     .flag = "--block-size",
+     .help = "Tokens per KV-cache block",
+     .type = SettingType::kInt,
+     .range = closed(1, 1 << 20),
+     .default_text = "16",
+     .scope = SettingScope::kDeployment,
+     .grid_axis = true,
+     .apply = [](Scenario& s, const SettingValue& v) { s.deployment.block_size = v.integer; }},
+    {.path = "max_model_len",
+     .flag = "--max-model-len",
+     .help = "Longest sequence (prompt + output) served (default: the model's max context)",
+     .type = SettingType::kInt,
+     .range = closed(0, kMaxCount),
+     .scope = SettingScope::kDeployment,
+     .grid_axis = true,
+     .apply = [](Scenario& s, const SettingValue& v) { s.deployment.max_model_len = v.integer; }},
+    {.path = "kv_cache_dtype",
+     .flag = "--kv-cache-dtype",
+     .help = "KV-cache element type: {choices} (auto = the model's activation type)",
+     .type = SettingType::kChoice,
+     .default_text = "auto",
+     .scope = SettingScope::kDeployment,
+     .grid_axis = true,
+     .choices = model::kv_cache_dtype_names,
+     .also_accepts = any_dtype,
+     .apply = [](Scenario& s, const SettingValue& v) { s.deployment.kv_cache_dtype = v.text; }},
+    {.path = "kv_scale_group_size",
+     .flag = "--kv-scale-group-size",
+     .help = "Quantized KV caches: one fp16 scale per this many elements of a head (0 = none)",
+     .type = SettingType::kInt,
+     .range = closed(0, kMaxCount),
+     .default_text = "0",
+     .scope = SettingScope::kDeployment,
+     .grid_axis = true,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.deployment.kv_scale_group_size = v.integer; }},
+    {.path = "activation_reserve_gib",
+     .flag = "--activation-reserve-gib",
+     .help = "GPU memory kept for forward-pass activations, GiB per GPU (default: estimated from "
+             "the model; 'kvsim kv' shows it)",
+     .type = SettingType::kGib,
+     .range = closed(0, kMaxGib),
+     .scope = SettingScope::kDeployment,
+     .grid_axis = true,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.deployment.activation_reserve_gib = v.number; }},
+    {.path = "runtime_overhead_gib",
+     .flag = "--runtime-overhead-gib",
+     .help = "GPU memory taken by the CUDA context, workspaces, NCCL and CUDA graphs, GiB per GPU",
+     .type = SettingType::kGib,
+     .range = closed(0, kMaxGib),
+     .default_text = "2",
+     .scope = SettingScope::kDeployment,
+     .grid_axis = true,
+     .apply =
+         [](Scenario& s, const SettingValue& v) {
+           s.deployment.runtime_overhead_gib = v.number;
+           s.deployment.runtime_overhead_given = true;
+         }},
+    {.path = "engine",
+     .flag = "--engine",
+     .help = "Memory accounting: v1 = vLLM V1's worker memory profile, v0 = kvsim's older fixed "
+             "reserves (V0-era engines): {choices}",
+     .type = SettingType::kChoice,
+     .default_text = "v1",
+     .scope = SettingScope::kDeployment,
+     .grid_axis = true,
+     .choices = engine_names,
+     .apply = [](Scenario& s, const SettingValue& v) { s.deployment.engine = v.text; }},
+    {.path = "kv_cache_memory_bytes",
+     .flag = "--kv-cache-memory-bytes",
+     .alias = "--kv-cache-memory",
+     .help = "KV-cache bytes per GPU, skipping the memory profile (vLLM's override; --engine v1)",
+     .type = SettingType::kInt,
+     .range = closed(1, kMaxInt),
+     .scope = SettingScope::kDeployment,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.deployment.kv_cache_memory_bytes = v.integer; }},
+    {.path = "num_gpu_blocks_override",
+     .flag = "--num-gpu-blocks-override",
+     .help = "Use this many KV blocks per GPU whatever the profile found (vLLM's override; "
+             "--engine v1)",
+     .type = SettingType::kInt,
+     .range = closed(1, kMaxCount),
+     .scope = SettingScope::kDeployment,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.deployment.num_gpu_blocks_override = v.integer; }},
+    {.path = "serving.replicas",
+     .flag = "--replicas",
+     .help = "Copies of the deployment behind the router (default 1)",
+     .type = SettingType::kInt,
+     .range = closed(1, 100000),
+     .grid_axis = true,
+     .apply = [](Scenario& s, const SettingValue& v) { s.sim.num_replicas = v.integer; }},
+    {.path = "serving.router",
+     .flag = "--router",
+     .help = "How arrivals pick a replica: {choices} (default round-robin)",
+     .type = SettingType::kChoice,
+     .grid_axis = true,
+     .choices = sim::router_names,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.sim.router = *sim::parse_router(v.text); }},
+    {.path = "serving.scheduler",
+     .flag = "--scheduler",
+     .help = "Batching policy: {choices} (default vllm)",
+     .type = SettingType::kChoice,
+     .grid_axis = true,
+     .choices = sim::scheduler_names,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.sim.scheduler.kind = *sim::parse_scheduler(v.text); }},
+    {.path = "serving.max_num_seqs",
+     .flag = "--max-num-seqs",
+     .help = "Most sequences running per replica (default 256)",
+     .type = SettingType::kInt,
+     .range = closed(1, kMaxCount),
+     .grid_axis = true,
+     .apply = [](Scenario& s, const SettingValue& v) { s.sim.scheduler.max_num_seqs = v.integer; }},
+    {.path = "serving.max_num_batched_tokens",
+     .flag = "--max-num-batched-tokens",
+     .help = "Most tokens per step (default: vllm max(max-model-len, 2048), chunked-prefill "
+             "2048, static unlimited)",
+     .type = SettingType::kInt,
+     .range = closed(0, kMaxCount),
+     .grid_axis = true,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.sim.scheduler.max_num_batched_tokens = v.integer; }},
+    {.path = "serving.long_prefill_token_threshold",
+     .flag = "--long-prefill-token-threshold",
+     .help = "chunked-prefill: largest prefill chunk per request per step (default 0: none)",
+     .type = SettingType::kInt,
+     .range = closed(0, kMaxCount),
+     .grid_axis = true,
+     .apply =
+         [](Scenario& s, const SettingValue& v) {
+           s.sim.scheduler.long_prefill_token_threshold = v.integer;
+         }},
+    {.path = "serving.allocator",
+     .flag = "--allocator",
+     .help = "KV allocator: {choices} (default paged)",
+     .type = SettingType::kChoice,
+     .grid_axis = true,
+     .choices = memory::allocator_kind_names,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.allocator = *memory::parse_allocator_kind(v.text); }},
+    {.path = "serving.placement",
+     .flag = "--placement",
+     .help = "Contiguous extent placement: {choices} (default buddy)",
+     .type = SettingType::kChoice,
+     .grid_axis = true,
+     .choices = memory::placement_names,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.placement = *memory::parse_placement(v.text); }},
+    {.path = "serving.watermark",
+     .flag = "--watermark",
+     .help = "Paged: fraction of blocks kept free at admission (default 0.01)",
+     .type = SettingType::kFraction,
+     .range = {0, 1, false, true},
+     .grid_axis = true,
+     .apply = [](Scenario& s, const SettingValue& v) { s.watermark = v.number; }},
+    {.path = "serving.preemption",
+     .flag = "--preemption",
+     .help = "When a decode cannot grow: {choices} (default recompute)",
+     .type = SettingType::kChoice,
+     .grid_axis = true,
+     .choices = sim::preemption_names,
+     .apply =
+         [](Scenario& s, const SettingValue& v) {
+           s.sim.scheduler.preemption = *sim::parse_preemption(v.text);
+         }},
+    {.path = "serving.swap_space_gib",
+     .flag = "--swap-space",
+     .help = "CPU swap space per GPU, GiB (default 4)",
+     .type = SettingType::kGib,
+     .range = closed(0, 1e6),
+     .grid_axis = true,
+     .apply =
+         [](Scenario& s, const SettingValue& v) {
+           s.sim.scheduler.swap_space_bytes = gib_to_bytes(v.number);
+         }},
+    {.path = "serving.enable_prefix_caching",
+     .flag = "--enable-prefix-caching",
+     .help = "Share cached prompt blocks (the workload needs prefix hashes)",
+     .type = SettingType::kBool,
+     .apply = [](Scenario& s, const SettingValue& v) { s.sim.enable_prefix_caching = v.on; }},
+    {.path = "seed",
+     .flag = "--seed",
+     .help = "Seed of synthetic workloads (default 0)",
+     .type = SettingType::kInt,
+     .range = closed(0, kMaxInt),
+     .grid_axis = true,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.seed = static_cast<std::uint64_t>(v.integer); }},
+    {.path = "slo.ttft_ms",
+     .flag = "--slo-ttft",
+     .help = "Time-to-first-token SLO, ms",
+     .type = SettingType::kMs,
+     .range = closed(0, 1e9),
+     .apply = [](Scenario& s, const SettingValue& v) { s.sim.slo.ttft_ns = ms_to_ns(v.number); }},
+    {.path = "slo.tpot_ms",
+     .flag = "--slo-tpot",
+     .help = "Time-per-output-token SLO, ms",
+     .type = SettingType::kMs,
+     .range = closed(0, 1e9),
+     .apply = [](Scenario& s, const SettingValue& v) { s.sim.slo.tpot_ns = ms_to_ns(v.number); }},
+    {.path = "slo.e2e_ms",
+     .flag = "--slo-e2e",
+     .help = "End-to-end latency SLO, ms",
+     .type = SettingType::kMs,
+     .range = closed(0, 1e9),
+     .apply = [](Scenario& s, const SettingValue& v) { s.sim.slo.e2e_ns = ms_to_ns(v.number); }},
+    {.path = "slo.percentile",
+     .flag = "--slo-percentile",
+     .help = "Percentile at which the SLOs must hold (default 99)",
+     .type = SettingType::kPercent,
+     .range = {0, 100, true, false},
+     .apply = [](Scenario& s, const SettingValue& v) { s.sim.slo.percentile = v.number; }},
+    {.path = "serving.time_limit_s",
+     .flag = "--time-limit",
+     .help = "Stop after this many simulated seconds (default: run to the end)",
+     .type = SettingType::kSeconds,
+     .range = closed(0, 1e9),
+     .grid_axis = true,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.sim.time_limit_ns = seconds_to_ns(v.number); }},
+    {.path = "cost_model",
+     .flag = "--cost-model",
+     .help = "Step time: roofline (default) or "
+             "linear:BASE_US:PREFILL_US_PER_TOKEN:DECODE_US_PER_SEQ[:CONTEXT_US_PER_TOKEN]",
+     .type = SettingType::kSpec,
+     .grid_axis = true,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.cost = parse_cost_model_spec(v.text, v.where); }},
+};
+
+#pragma GCC diagnostic pop
+
+}  // namespace
+
+std::span<const Setting> settings() {
+  return kSettings;
+}
+
+}  // namespace kvsim::config

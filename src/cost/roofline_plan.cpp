@@ -1,0 +1,394 @@
+// Builds RooflineCostModel::Plan in the steps the constructor performs: check the
+// tensor-parallel degree, resolve the dtypes, set the roofs, group the layers that cost the
+// same, and give each group (and the LM head) its op templates.
+#include "cost/roofline_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "common/error.h"
+#include "common/int_math.h"
+#include "model/kv_math.h"
+
+namespace kvsim::cost::roofline {
+namespace {
+
+using model::Dtype;
+using Plan = RooflineCostModel::Plan;
+
+Error tp_error(const std::string& message) {
+  return Error(ErrorLocation{"", 0, 0, "tensor_parallel_size"}, message);
+}
+
+// Throws unless `p` is a valid tensor-parallel degree for the model (the model layer's rule).
+void check_tensor_parallel(const model::ModelSpec& m, std::int64_t p) {
+  if (const std::string problem = model::tensor_parallel_problem(m, p); !problem.empty()) {
+    throw tp_error(problem);
+  }
+}
+
+ResolvedDtypes resolve_dtypes(const model::ModelSpec& m, const CostOptions& options) {
+  ResolvedDtypes d;
+  d.weight = options.weight_dtype.value_or(m.weight_dtype);
+  if (options.activation_dtype) {
+    d.activation = *options.activation_dtype;
+  } else if (d.weight == Dtype::kFp8) {
+    d.activation = Dtype::kFp8;  // W8A8
+  } else {
+    // As vLLM's --dtype auto serves them (int8/int4 weights run W8A16/W4A16).
+    d.activation = model::activation_dtype(d.weight);
+  }
+  d.kv = options.kv_dtype.value_or(d.activation == Dtype::kFp8 ? Dtype::kBf16 : d.activation);
+  // fp8 activations mean W8A8: GEMMs run in fp8, everything else (attention, norms) in bf16.
+  d.gemm_compute = d.activation;
+  return d;
+}
+
+// Element bytes of the resolved dtypes.
+struct ElementBytes {
+  Dtype act16 = Dtype::kBf16;  // activations outside GEMMs (bf16 under W8A8)
+  double a = 2;                // act16
+  double ga = 2;               // GEMM inputs
+  double w = 2;                // weights
+  double c = 2;                // KV cache
+  double gc = 2;               // GEMM outputs
+};
+
+ElementBytes element_bytes(const ResolvedDtypes& d) {
+  ElementBytes b;
+  b.act16 = d.activation == Dtype::kFp8 ? Dtype::kBf16 : d.activation;
+  b.a = dtype_bytes(b.act16);
+  b.ga = dtype_bytes(d.gemm_compute);
+  b.w = dtype_bytes(d.weight);
+  b.c = dtype_bytes(d.kv);
+  b.gc = gemm_output_bytes(d.gemm_compute);
+  return b;
+}
+
+// Op-class profiles and roofs, PCIe bandwidth, step overhead and the measured tables.
+void set_roofs(Plan& P, const model::HardwareSpec& hw, const CostOptions& options, Dtype act16) {
+  for (int i = 0; i < kNumOpClasses; ++i) {
+    const auto cls_id = static_cast<OpClass>(i);
+    bool defaulted = false;
+    P.cls[i] = op_class_profile(hw.cost, cls_id, &defaulted);
+    if (defaulted) P.defaulted.emplace_back(op_class_name(cls_id));
+    const Dtype roof_dtype = cls_id == OpClass::kGemm ? P.dtypes.gemm_compute : act16;
+    P.roof[i] = roof_for(hw, cls_id, roof_dtype, cls_id == OpClass::kAllreduce ? P.tp : 1);
+  }
+  if (!(hw.pcie_bandwidth > 0)) {
+    throw Error(ErrorLocation{hw.name, 0, 0, "pcie_bandwidth"},
+                "expected a positive PCIe bandwidth (swap time)");
+  }
+  P.pcie_bandwidth = hw.pcie_bandwidth;
+  P.overhead_s = options.step_overhead_s.value_or(hw.cost.step_overhead_s);
+  if (!(P.overhead_s >= 0) || !std::isfinite(P.overhead_s)) {
+    throw Error(ErrorLocation{"", 0, 0, "step_overhead"},
+                "expected a non-negative time, got " + std::to_string(P.overhead_s));
+  }
+  if (options.use_tables) P.tables = TableIndex(hw.cost.tables);
+}
+
+// Layers that cost the same: (layer kind, block kind, MoE or dense).
+struct LayerKey {
+  model::LayerKind kind;
+  model::BlockKind block;
+  bool moe;
+  bool operator<(const LayerKey& o) const {
+    return std::tie(kind, block, moe) < std::tie(o.kind, o.block, o.moe);
+  }
+};
+
+struct LayerCensus {
+  std::map<LayerKey, std::int64_t> counts;
+  std::int64_t num_mamba = 0;
+};
+
+LayerCensus count_layers(const model::ModelSpec& m) {
+  LayerCensus census;
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(m.layer_kinds.size()); ++i) {
+    const model::BlockKind block = m.block_kind(i);
+    census.num_mamba += block == model::BlockKind::kMamba ? 1 : 0;
+    ++census.counts[LayerKey{m.layer_kinds[static_cast<std::size_t>(i)], block,
+                             m.moe.is_moe_layer(i)}];
+  }
+  return census;
+}
+
+// Turns each layer group, and the head, into op templates; records the measured tables and
+// kernel families they use.
+class TemplateBuilder {
+ public:
+  TemplateBuilder(const model::ModelSpec& m, std::int64_t p, const ElementBytes& b, Plan& P)
+      : m_(m),
+        att_(m.attention),
+        p_(p),
+        b_(b),
+        P_(P),
+        h_(m.hidden_size),
+        hq_(att_.num_q_heads / p),
+        gate_(m.gated_mlp ? 2.0 : 1.0) {}
+
+  LayerGroup layer_group(const LayerKey& key, std::int64_t count, double ssm_state_per_layer);
+  void add_head();
+  // Sets the table count and sorts the kernel families.
+  void finish();
+
+ private:
+  const PreparedTable* find_table(OpClass op, Dtype dt,
+                                  const std::vector<std::pair<std::string, std::int64_t>>& shape);
+  GemmTemplate gemm(OpId op, Rows rows, std::int64_t n, std::int64_t k, std::int64_t batch,
+                    double weight_bytes);
+  void add_ssm(LayerGroup& g, double ssm_state_per_layer);
+  void add_mla_attention(LayerGroup& g);
+  void add_attention(LayerGroup& g, model::LayerKind kind);
+  void add_moe(LayerGroup& g);
+  void add_dense_mlp(LayerGroup& g);
+
+  const model::ModelSpec& m_;
+  const model::AttentionSpec& att_;
+  const std::int64_t p_;
+  const ElementBytes b_;
+  Plan& P_;
+  const std::int64_t h_;   // hidden size
+  const std::int64_t hq_;  // query heads per GPU
+  const double gate_;      // 2 for a gated MLP (gate + up), 1 otherwise
+  std::set<const PreparedTable*> used_;
+};
+
+const PreparedTable* TemplateBuilder::find_table(
+    OpClass op, Dtype dt, const std::vector<std::pair<std::string, std::int64_t>>& shape) {
+  const PreparedTable* t =
+      P_.tables.find(table_key(op_class_name(op), model::dtype_name(dt), shape));
+  if (t) used_.insert(t);
+  return t;
+}
+
+GemmTemplate TemplateBuilder::gemm(OpId op, Rows rows, std::int64_t n, std::int64_t k,
+                                   std::int64_t batch, double weight_bytes) {
+  const double ga = b_.ga;
+  if (weight_bytes == ga) {
+    const std::array<std::int64_t, 3> f = {n, k, batch};
+    if (std::find(P_.families.gemms.begin(), P_.families.gemms.end(), f) ==
+        P_.families.gemms.end()) {
+      P_.families.gemms.push_back(f);
+    }
+  }
+  GemmTemplate t;
+  t.op = op, t.rows = rows;
+  t.n = static_cast<double>(n), t.k = static_cast<double>(k), t.batch = static_cast<double>(batch);
+  t.a = ga, t.w = weight_bytes, t.c = b_.gc;
+  // Tables are measured with weights in the compute dtype.
+  if (weight_bytes == ga) {
+    t.table =
+        find_table(OpClass::kGemm, P_.dtypes.gemm_compute, {{"n", n}, {"k", k}, {"batch", batch}});
+  }
+  return t;
+}
+
+LayerGroup TemplateBuilder::layer_group(const LayerKey& key, std::int64_t count,
+                                        double ssm_state_per_layer) {
+  const double a = b_.a;
+  LayerGroup g;
+  g.count = static_cast<double>(count);
+  const bool two_sublayers = key.block == model::BlockKind::kAttentionMlp;
+  const bool has_mlp =
+      key.block == model::BlockKind::kAttentionMlp || key.block == model::BlockKind::kMlpOnly;
+  g.attention =
+      key.kind != model::LayerKind::kNoKvCache && (key.block == model::BlockKind::kAttentionMlp ||
+                                                   key.block == model::BlockKind::kAttentionOnly);
+  g.window = key.kind == model::LayerKind::kSlidingWindow ? att_.sliding_window : 0;
+  g.mla = att_.kind == model::AttentionKind::kMla;
+  // Norms (norms_per_layer for an ordinary block, one for a single-op hybrid block) and the
+  // residual adds, per token.
+  const std::int64_t norms = two_sublayers ? std::max<std::int64_t>(m_.norms_per_layer, 1) : 1;
+  for (std::int64_t n = 0; n < norms; ++n) g.elementwise.push_back({kNorms, 2.0 * h_ * a, 0});
+  for (int n = 0; n < (two_sublayers ? 2 : 1); ++n)
+    g.elementwise.push_back({kNorms, 3.0 * h_ * a, 0});
+  P_.allreduces += (m_.parallel_attention_mlp || !two_sublayers ? 1.0 : 2.0) * g.count;
+  if (key.block == model::BlockKind::kMamba && m_.ssm.enabled()) add_ssm(g, ssm_state_per_layer);
+  if (g.attention && g.mla) {
+    add_mla_attention(g);
+  } else if (g.attention) {
+    add_attention(g, key.kind);
+  }
+  if (key.moe && has_mlp) {
+    add_moe(g);
+  } else if (has_mlp && m_.intermediate_size > 0) {
+    add_dense_mlp(g);
+  }
+  return g;
+}
+
+void TemplateBuilder::add_ssm(LayerGroup& g, double ssm_state_per_layer) {
+  const auto& ssm = m_.ssm;
+  const std::int64_t heads_p = ceil_div(ssm.num_heads, p_);
+  const std::int64_t groups_p = ceil_div(std::max<std::int64_t>(ssm.num_groups, 1), p_);
+  const std::int64_t inner = heads_p * ssm.head_dim;
+  g.gemms.push_back(
+      gemm(kSsm, Rows::kTokens, 2 * inner + 2 * groups_p * ssm.state_size + heads_p, h_, 1, b_.w));
+  g.gemms.push_back(gemm(kSsm, Rows::kTokens, h_, inner, 1, b_.w));
+  // Convolution, scan and gating over the inner width, and the state read and written once
+  // per sequence.
+  g.elementwise.push_back(
+      {kSsm, 4.0 * static_cast<double>(inner) * b_.a, 2.0 * ssm_state_per_layer});
+}
+
+void TemplateBuilder::add_mla_attention(LayerGroup& g) {
+  const double a = b_.a, c = b_.c, w = b_.w;
+  const auto& mla = att_.mla;
+  const std::int64_t qk = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
+  const std::int64_t v = mla.v_head_dim > 0 ? mla.v_head_dim : att_.head_dim;
+  const std::int64_t latent = mla.kv_lora_rank + mla.qk_rope_head_dim;
+  if (mla.q_lora_rank > 0) {
+    g.gemms.push_back(gemm(kQkv, Rows::kTokens, mla.q_lora_rank, h_, 1, w));
+    g.gemms.push_back(gemm(kQkv, Rows::kTokens, hq_ * qk, mla.q_lora_rank, 1, w));
+  } else {
+    g.gemms.push_back(gemm(kQkv, Rows::kTokens, hq_ * qk, h_, 1, w));
+  }
+  g.gemms.push_back(gemm(kQkv, Rows::kTokens, latent, h_, 1, w));
+  // Prefill: decompress K (nope part) and V of every key of the chunk from the latent.
+  g.gemms.push_back(gemm(kAttnPrefill, Rows::kPrefillKeys, hq_ * (mla.qk_nope_head_dim + v),
+                         mla.kv_lora_rank, 1, w));
+  // Decode (weight absorption): q_nope → latent space, and latent → v, per head.
+  g.gemms.push_back(
+      gemm(kAttnDecode, Rows::kDecodes, mla.kv_lora_rank, mla.qk_nope_head_dim, hq_, w));
+  g.gemms.push_back(gemm(kAttnDecode, Rows::kDecodes, v, mla.kv_lora_rank, hq_, w));
+  g.gemms.push_back(gemm(kOProj, Rows::kTokens, h_, hq_ * v, 1, w));
+  g.prefill_geom.q_heads = static_cast<double>(hq_);
+  g.prefill_geom.qk_dim = static_cast<double>(qk);
+  g.prefill_geom.v_dim = static_cast<double>(v);
+  g.prefill_geom.kv_read_bytes = static_cast<double>(hq_ * (qk + v)) * a;  // decompressed
+  g.prefill_geom.kv_write_bytes = static_cast<double>(latent) * c;
+  g.prefill_geom.act_bytes = a;
+  g.decode_geom.q_heads = static_cast<double>(hq_);
+  g.decode_geom.qk_dim = static_cast<double>(latent);
+  g.decode_geom.v_dim = static_cast<double>(mla.kv_lora_rank);
+  g.decode_geom.kv_read_bytes = static_cast<double>(latent) * c;
+  g.decode_geom.kv_write_bytes = static_cast<double>(latent) * c;
+  g.decode_geom.act_bytes = a;
+  g.elementwise.push_back(
+      {kNorms, 2.0 * static_cast<double>((hq_ + 1) * mla.qk_rope_head_dim) * a, 0});
+}
+
+void TemplateBuilder::add_attention(LayerGroup& g, model::LayerKind kind) {
+  const double a = b_.a;
+  // The cache's own geometry: K = V (one tensor) only where the KV math stores no V.
+  const model::LayerKvGeometry lg = model::layer_kv_geometry(m_, kind);
+  const std::int64_t hd = lg.k_dim;
+  const std::int64_t vd = lg.v_dim;
+  const std::int64_t kvg = model::kv_heads_per_rank(lg.kv_heads, p_);
+  const std::int64_t kv_cols = lg.stores_v ? kvg * (hd + vd) : kvg * hd;
+  g.gemms.push_back(gemm(kQkv, Rows::kTokens, hq_ * hd + kv_cols, h_, 1, b_.w));
+  g.gemms.push_back(gemm(kOProj, Rows::kTokens, h_, hq_ * vd, 1, b_.w));
+  AttentionGeometry geom;
+  geom.q_heads = static_cast<double>(hq_);
+  geom.qk_dim = static_cast<double>(hd);
+  geom.v_dim = static_cast<double>(vd);
+  geom.kv_read_bytes = geom.kv_write_bytes = static_cast<double>(kv_cols) * b_.c;
+  geom.act_bytes = a;
+  g.prefill_geom = g.decode_geom = geom;
+  g.elementwise.push_back({kNorms, 2.0 * static_cast<double>((hq_ + kvg) * hd) * a, 0});  // rope
+  if (m_.qk_norm)
+    g.elementwise.push_back({kNorms, 2.0 * static_cast<double>((hq_ + kvg) * hd) * a, 0});
+  if (lg.stores_v && hd == vd) {
+    const std::array<std::int64_t, 3> f = {hq_, kvg, hd};
+    auto& fams = P_.families.attention;
+    if (std::find(fams.begin(), fams.end(), f) == fams.end()) fams.push_back(f);
+  }
+  if (g.window == 0 && lg.stores_v && hd == vd) {
+    g.prefill_table =
+        find_table(OpClass::kAttnPrefill, P_.dtypes.kv,
+                   {{"batch", 1}, {"q_heads", hq_}, {"kv_heads", kvg}, {"head_dim", hd}});
+    g.decode_table = find_table(OpClass::kAttnDecode, P_.dtypes.kv,
+                                {{"q_heads", hq_}, {"kv_heads", kvg}, {"head_dim", hd}});
+  }
+}
+
+void TemplateBuilder::add_moe(LayerGroup& g) {
+  const double a = b_.a, w = b_.w;
+  g.moe = true;
+  const auto& moe = m_.moe;
+  MoeTemplate& t = g.moe_t;
+  t.num_experts = static_cast<double>(moe.num_experts);
+  t.top_k = static_cast<double>(moe.experts_per_token);
+  t.hidden = static_cast<double>(h_);
+  t.expert_width = static_cast<double>(ceil_div(moe.expert_intermediate_size, p_));
+  t.gate_factor = gate_;
+  t.w = w, t.a = b_.ga;
+  if (moe.has_expert_dtype) {
+    // Routed experts stored in their own type (e.g. MXFP4) with one 8-bit scale per group.
+    t.w = dtype_bytes(moe.expert_dtype) +
+          (moe.expert_scale_group_size > 0 ? 1.0 / static_cast<double>(moe.expert_scale_group_size)
+                                           : 0.0);
+  }
+  g.gemms.push_back(gemm(kMoe, Rows::kTokens, moe.num_experts, h_, 1, w));  // router
+  if (moe.num_shared_experts > 0) {
+    const std::int64_t shared = moe.num_shared_experts * moe.shared_expert_size();
+    const std::int64_t shared_p = ceil_div(shared, p_);
+    g.gemms.push_back(
+        gemm(kMoe, Rows::kTokens, static_cast<std::int64_t>(gate_) * shared_p, h_, 1, w));
+    g.gemms.push_back(gemm(kMoe, Rows::kTokens, h_, shared_p, 1, w));
+    g.elementwise.push_back({kNorms, (gate_ + 1.0) * static_cast<double>(shared_p) * a, 0});
+  }
+  // Expert activation and the token permutation (gather + scatter of hidden rows).
+  g.elementwise.push_back(
+      {kNorms, t.top_k * ((gate_ + 1.0) * t.expert_width + 4.0 * static_cast<double>(h_)) * a, 0});
+}
+
+void TemplateBuilder::add_dense_mlp(LayerGroup& g) {
+  const std::int64_t inter_p = ceil_div(m_.intermediate_size, p_);
+  g.gemms.push_back(
+      gemm(kMlp, Rows::kTokens, static_cast<std::int64_t>(gate_) * inter_p, h_, 1, b_.w));
+  g.gemms.push_back(gemm(kMlp, Rows::kTokens, h_, inter_p, 1, b_.w));
+  g.elementwise.push_back({kNorms, (gate_ + 1.0) * static_cast<double>(inter_p) * b_.a, 0});
+}
+
+void TemplateBuilder::add_head() {
+  const double a = b_.a;
+  if (p_ > 1) {
+    P_.allreduce_bytes_per_token = static_cast<double>(h_) * a;
+    P_.allreduce_table = find_table(OpClass::kAllreduce, b_.act16, {{"num_gpus", p_}});
+  }
+  P_.head_elementwise.push_back({kEmbed, 2.0 * static_cast<double>(h_) * a, 0});
+  P_.final_norm_bytes_per_sample = 2.0 * static_cast<double>(h_) * a;
+  P_.head_gemms.push_back(gemm(kLmHead, Rows::kSampling, ceil_div(m_.vocab_size, p_), h_, 1, b_.w));
+}
+
+void TemplateBuilder::finish() {
+  P_.tables_used = used_.size();
+  std::sort(P_.families.gemms.begin(), P_.families.gemms.end());
+  std::sort(P_.families.attention.begin(), P_.families.attention.end());
+}
+
+}  // namespace
+
+std::unique_ptr<Plan> build_plan(const model::ModelSpec& m, const model::HardwareSpec& hw,
+                                 const CostOptions& options) {
+  const std::int64_t p = options.tensor_parallel_size;
+  check_tensor_parallel(m, p);
+  auto plan = std::make_unique<Plan>();
+  Plan& P = *plan;
+  P.tp = p;
+  P.dtypes = resolve_dtypes(m, options);
+  const ElementBytes bytes = element_bytes(P.dtypes);
+  set_roofs(P, hw, options, bytes.act16);
+  P.window = m.attention.sliding_window;
+
+  const LayerCensus census = count_layers(m);
+  const double ssm_state_per_layer =
+      census.num_mamba > 0 ? static_cast<double>(model::ssm_state_bytes_per_sequence(m, p)) /
+                                 static_cast<double>(census.num_mamba)
+                           : 0.0;
+  TemplateBuilder builder(m, p, bytes, P);
+  for (const auto& [key, count] : census.counts) {
+    P.groups.push_back(builder.layer_group(key, count, ssm_state_per_layer));
+  }
+  builder.add_head();
+  builder.finish();
+  return plan;
+}
+
+}  // namespace kvsim::cost::roofline

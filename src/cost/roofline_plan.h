@@ -1,0 +1,173 @@
+#pragma once
+// Private to the roofline model (roofline_model.cpp runs a step over the plan,
+// roofline_plan.cpp builds it): the per-layer constants RooflineCostModel precomputes.
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cost/ops.h"
+#include "cost/roofline_model.h"
+#include "cost/tables.h"
+
+namespace kvsim::cost {
+namespace roofline {
+
+// Breakdown entries, in execution order.
+enum OpId : int {
+  kEmbed,
+  kQkv,
+  kAttnPrefill,
+  kAttnDecode,
+  kOProj,
+  kMlp,
+  kMoe,
+  kSsm,
+  kNorms,
+  kAllreduce,
+  kLmHead,
+  kNumOps
+};
+constexpr std::array<const char*, kNumOps> kOpNames = {
+    "embed", "qkv_proj", "attn_prefill", "attn_decode", "o_proj", "mlp",
+    "moe",   "ssm",      "norms",        "allreduce",   "lm_head"};
+
+// Where a GEMM's m (rows) comes from in a step.
+enum class Rows : std::uint8_t {
+  kTokens,       // every token computed this step (prefill tokens + decode sequences)
+  kSampling,     // rows that sample a token (LM head)
+  kDecodes,      // decode sequences (MLA absorbed projections)
+  kPrefillKeys,  // cached + new tokens of the prefill chunks (MLA K/V decompression)
+};
+
+struct GemmTemplate {
+  OpId op = kQkv;
+  Rows rows = Rows::kTokens;
+  double n = 0, k = 0, batch = 1;
+  double a = 2, w = 2, c = 2;  // element bytes of input, weight, output
+  const PreparedTable* table = nullptr;
+};
+
+struct ElementwiseTemplate {
+  OpId op = kNorms;
+  double bytes_per_token = 0;  // × tokens of the step
+  double bytes_per_seq = 0;    // × sequences of the step (prefills + decodes)
+};
+
+struct MoeTemplate {
+  double num_experts = 0, top_k = 0;
+  double hidden = 0, expert_width = 0;  // expert intermediate per GPU
+  double gate_factor = 2;               // 2 for gated experts (gate + up), 1 otherwise
+  double w = 2, a = 2;
+};
+
+// Layers that cost the same: same attention kind/window and same MLP kind.
+struct LayerGroup {
+  double count = 0;
+  bool attention = false;
+  bool mla = false;
+  std::int64_t window = 0;  // 0 = full attention
+  AttentionGeometry prefill_geom;
+  AttentionGeometry decode_geom;
+  const PreparedTable* prefill_table = nullptr;  // key batch=1; x1 = q_len, x2 = kv_len
+  const PreparedTable* decode_table = nullptr;   // x1 = batch, x2 = kv_len
+  std::vector<GemmTemplate> gemms;
+  std::vector<ElementwiseTemplate> elementwise;
+  bool moe = false;
+  MoeTemplate moe_t;
+};
+
+struct Aggregates {
+  double tokens = 0, prefill_tokens = 0, decodes = 0, sampling = 0, sequences = 0;
+  double prefill_keys_full = 0;  // Σ cached + new over prefill chunks
+  // Per attention window (index 0 full, 1 sliding): Σ pairs and distinct keys.
+  double pre_pairs[2] = {0, 0}, pre_keys[2] = {0, 0};
+  double dec_keys[2] = {0, 0};
+  double decode_context_sum = 0;
+};
+
+struct OpAcc {
+  double time_s = 0, flops = 0, bytes = 0, compute_bound_s = 0;
+};
+
+}  // namespace roofline
+
+struct RooflineCostModel::Plan {
+  using OpId = roofline::OpId;
+  using OpAcc = roofline::OpAcc;
+  using Rows = roofline::Rows;
+  using GemmTemplate = roofline::GemmTemplate;
+  using ElementwiseTemplate = roofline::ElementwiseTemplate;
+  using LayerGroup = roofline::LayerGroup;
+  using Aggregates = roofline::Aggregates;
+
+  ResolvedDtypes dtypes;
+  KernelFamilies families;
+  std::int64_t tp = 1;
+  std::array<model::OpClassProfile, kNumOpClasses> cls;
+  std::array<Roof, kNumOpClasses> roof;
+  std::vector<std::string> defaulted;
+  std::vector<LayerGroup> groups;
+  std::int64_t window = 0;
+  double allreduces = 0;  // all-reduces per step (one per sublayer; 0 without TP)
+  double allreduce_bytes_per_token = 0;
+  const PreparedTable* allreduce_table = nullptr;
+  std::vector<GemmTemplate> head_gemms;               // LM head
+  std::vector<ElementwiseTemplate> head_elementwise;  // embedding gather, final norm
+  double final_norm_bytes_per_sample = 0;
+  double overhead_s = 0;
+  double pcie_bandwidth = 0;
+  TableIndex tables;
+  std::size_t tables_used = 0;
+
+  // Accumulates the whole step into acc[]; returns the total seconds (overhead included).
+  double run(const StepBatch& batch, OpAcc* acc) const;
+
+  void add(OpAcc* acc, OpId op, OpClass cls_id, const Work& work, double multiplicity,
+           double table_time_s) const {
+    const KernelTime kt =
+        roofline_time(cls[static_cast<int>(cls_id)], roof[static_cast<int>(cls_id)].peak_flops,
+                      roof[static_cast<int>(cls_id)].bandwidth,
+                      roof[static_cast<int>(cls_id)].extra_latency_s, work);
+    const double t = (table_time_s > 0 ? table_time_s : kt.time_s) * multiplicity;
+    OpAcc& a = acc[op];
+    a.time_s += t;
+    a.flops += work.flops * multiplicity;
+    a.bytes += work.bytes * multiplicity;
+    if (kt.compute_bound()) a.compute_bound_s += t;
+  }
+
+  double rows_of(Rows rows, const Aggregates& g) const {
+    switch (rows) {
+      case Rows::kTokens:
+        return g.tokens;
+      case Rows::kSampling:
+        return g.sampling;
+      case Rows::kDecodes:
+        return g.decodes;
+      case Rows::kPrefillKeys:
+        return g.prefill_keys_full;
+    }
+    return 0;
+  }
+
+  void gemm(OpAcc* acc, const GemmTemplate& t, const Aggregates& g, double mult) const {
+    const double m = rows_of(t.rows, g);
+    if (m <= 0) return;
+    const Work w = gemm_work(m, t.n, t.k, t.batch, t.a, t.w, t.c);
+    const double table_time = t.table ? t.table->lookup(m, 0.0) : -1.0;
+    add(acc, t.op, OpClass::kGemm, w, mult, table_time);
+  }
+};
+
+namespace roofline {
+
+// Builds the plan for `model` on `hardware` (the constructor's contract in roofline_model.h).
+std::unique_ptr<RooflineCostModel::Plan> build_plan(const model::ModelSpec& model,
+                                                    const model::HardwareSpec& hardware,
+                                                    const CostOptions& options);
+
+}  // namespace roofline
+}  // namespace kvsim::cost
