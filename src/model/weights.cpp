@@ -47,141 +47,172 @@ std::uint64_t add(std::uint64_t a, std::uint64_t b) {
   return checked_add(a, b, kWhat);
 }
 
-// Calls `emit` for every weight tensor of the model as sharded over `tp` ranks.
-void for_each_tensor(const ModelSpec& m, std::int64_t tp, const ExpertPadding& padding,
-                     const std::function<void(const Tensor&)>& emit) {
-  KVSIM_ASSERT(tp >= 1, "weights: tp < 1");
-  const std::uint64_t t = u64(tp);
-  const Dtype wd = m.weight_dtype;
-  const std::uint64_t h = u64(m.hidden_size);
-  auto sharded = [&](Part part, std::uint64_t elements) {
+// Emits every weight tensor of a model as sharded over `tp` ranks, part by part.
+class TensorWalker {
+ public:
+  TensorWalker(const ModelSpec& m, std::int64_t tp, const ExpertPadding& padding,
+               const std::function<void(const Tensor&)>& emit)
+      : m(m), t(u64(tp)), padding(padding), emit(emit), wd(m.weight_dtype), h(u64(m.hidden_size)) {
+    KVSIM_ASSERT(tp >= 1, "weights: tp < 1");
+  }
+
+  void run() {
+    // Embeddings (vocabulary-parallel) and learned positions (replicated).
+    sharded(Part::kEmbedding, mul({u64(m.vocab_size), h}));
+    if (m.learned_positions) replicated(Part::kEmbedding, mul({u64(m.max_context), h}));
+    for (std::int64_t layer = 0; layer < m.num_layers; ++layer) decoder_layer(layer);
+    norm(Part::kNorms, h);  // final norm
+    if (!m.tie_word_embeddings) sharded(Part::kLmHead, mul({u64(m.vocab_size), h}));
+  }
+
+ private:
+  void sharded(Part part, std::uint64_t elements) {
     emit({part, elements, ceil_div(elements, t), wd, 0});
-  };
-  auto replicated = [&](Part part, std::uint64_t elements) {
-    emit({part, elements, elements, wd, 0});
-  };
-  auto norm = [&](Part part, std::uint64_t width) {
+  }
+  void replicated(Part part, std::uint64_t elements) { emit({part, elements, elements, wd, 0}); }
+  void norm(Part part, std::uint64_t width) {
     replicated(part, mul({width, m.layernorm_bias ? 2U : 1U}));
-  };
+  }
 
-  // Embeddings (vocabulary-parallel) and learned positions (replicated).
-  sharded(Part::kEmbedding, mul({u64(m.vocab_size), h}));
-  if (m.learned_positions) replicated(Part::kEmbedding, mul({u64(m.max_context), h}));
-
-  const AttentionSpec& a = m.attention;
-  for (std::int64_t layer = 0; layer < m.num_layers; ++layer) {
+  void decoder_layer(std::int64_t layer) {
     const BlockKind block = m.block_kind(layer);
-    const LayerKind kind = m.layer_kinds[static_cast<std::size_t>(layer)];
     const bool has_attention =
         block == BlockKind::kAttentionMlp || block == BlockKind::kAttentionOnly;
     const bool has_mlp = block == BlockKind::kAttentionMlp || block == BlockKind::kMlpOnly;
-
     // Norms: norms_per_layer for an ordinary block, one for a hybrid model's single-op block.
     const std::int64_t norms = block == BlockKind::kAttentionMlp ? m.norms_per_layer : 1;
     for (std::int64_t i = 0; i < norms; ++i) norm(Part::kNorms, h);
-
-    if (has_attention && a.kind == AttentionKind::kMla) {
-      const MlaSpec& mla = a.mla;
-      const std::uint64_t qh = u64(a.num_q_heads);
-      const std::uint64_t qk = add(u64(mla.qk_nope_head_dim), u64(mla.qk_rope_head_dim));
-      if (mla.q_lora_rank > 0) {
-        replicated(Part::kAttention, mul({h, u64(mla.q_lora_rank)}));    // q_a_proj
-        replicated(Part::kAttention, u64(mla.q_lora_rank));              // q_a_layernorm
-        sharded(Part::kAttention, mul({u64(mla.q_lora_rank), qh, qk}));  // q_b_proj
-      } else {
-        sharded(Part::kAttention, mul({h, qh, qk}));  // q_proj
-      }
-      replicated(Part::kAttention,
-                 mul({h, add(u64(mla.kv_lora_rank), u64(mla.qk_rope_head_dim))}));  // kv_a_proj
-      replicated(Part::kAttention, u64(mla.kv_lora_rank));  // kv_a_layernorm
-      sharded(Part::kAttention, mul({u64(mla.kv_lora_rank), qh,
-                                     add(u64(mla.qk_nope_head_dim), u64(mla.v_head_dim))}));
-      sharded(Part::kAttention, mul({qh, u64(mla.v_head_dim), h}));  // o_proj
+    if (has_attention && m.attention.kind == AttentionKind::kMla) {
+      mla_attention();
     } else if (has_attention) {
-      const LayerKvGeometry g = layer_kv_geometry(m, kind);
-      const std::int64_t kv_heads = g.kv_heads;
-      const std::int64_t k_dim = g.k_dim;
-      const std::int64_t v_dim = g.v_dim;
-      const bool has_v = g.stores_v;
-      const std::uint64_t q_width = mul({u64(a.num_q_heads), u64(k_dim)});
-      const std::uint64_t o_width = mul({u64(a.num_q_heads), u64(v_dim)});
-      const std::uint64_t kv_rank_heads = u64(kv_heads_per_rank(kv_heads, tp));
-      auto kv_tensor = [&](std::uint64_t dim) {
-        emit({Part::kAttention, mul({h, u64(kv_heads), dim}), mul({h, kv_rank_heads, dim}), wd, 0});
-        if (m.attention_bias) {
-          emit({Part::kAttention, mul({u64(kv_heads), dim}), mul({kv_rank_heads, dim}), wd, 0});
-        }
-      };
-      sharded(Part::kAttention, mul({h, q_width}));
-      if (m.attention_bias) sharded(Part::kAttention, q_width);
-      kv_tensor(u64(k_dim));
-      if (has_v) kv_tensor(u64(v_dim));
-      sharded(Part::kAttention, mul({o_width, h}));
-      if (m.attention_bias) replicated(Part::kAttention, h);
-      if (m.qk_norm) {
-        replicated(Part::kAttention, u64(k_dim));
-        replicated(Part::kAttention, u64(k_dim));
-      }
+      attention(m.layer_kinds[static_cast<std::size_t>(layer)]);
     }
-
-    if (block == BlockKind::kMamba) {
-      const SsmSpec& s = m.ssm;
-      const std::uint64_t inner = mul({u64(s.num_heads), u64(s.head_dim)});
-      const std::uint64_t bc = mul({2, u64(s.num_groups), u64(s.state_size)});
-      const std::uint64_t heads = u64(s.num_heads);
-      sharded(Part::kSsm, mul({h, add(add(mul({2, inner}), bc), heads)}));  // in_proj
-      sharded(Part::kSsm, mul({add(inner, bc), u64(s.conv_kernel)}));       // conv1d weight
-      if (s.conv_bias) sharded(Part::kSsm, add(inner, bc));                 // conv1d bias
-      sharded(Part::kSsm, mul({3, heads}));                                 // dt_bias, A_log, D
-      sharded(Part::kSsm, inner);                                           // gated norm
-      sharded(Part::kSsm, mul({inner, h}));                                 // out_proj
-    }
-
-    if (has_mlp) {
-      const std::uint64_t mats = m.gated_mlp ? 3 : 2;
-      const std::uint64_t up_mats = m.gated_mlp ? 2 : 1;
-      if (m.moe.is_moe_layer(layer)) {
-        const MoeSpec& e = m.moe;
-        const std::uint64_t ei = u64(e.expert_intermediate_size);
-        const std::uint64_t ne = u64(e.num_experts);
-        // The rank's expert shapes as the kernel allocates them (padding only applies to experts
-        // in their own dtype, the layout MXFP4 kernels pad).
-        const std::uint64_t rank_h = round_up(h, u64(padding.hidden_align));
-        const std::uint64_t rank_ei = round_up(ceil_div(ei, t), u64(padding.intermediate_align));
-        const bool padded = e.has_expert_dtype && (rank_h != h || rank_ei * t != ei);
-        if (e.has_expert_dtype) {
-          const std::uint64_t n = mul({ne, mats, h, ei});
-          const std::uint64_t per_rank = padded ? mul({ne, mats, rank_h, rank_ei}) : ceil_div(n, t);
-          emit({Part::kRoutedExperts, n, per_rank, e.expert_dtype, e.expert_scale_group_size});
-        } else {
-          sharded(Part::kRoutedExperts, mul({ne, mats, h, ei}));
-        }
-        if (m.mlp_bias && padded) {
-          emit({Part::kRoutedExperts, mul({ne, up_mats, ei}), mul({ne, up_mats, rank_ei}), wd, 0});
-          emit({Part::kRoutedExperts, mul({ne, h}), mul({ne, rank_h}), wd, 0});
-        } else if (m.mlp_bias) {
-          sharded(Part::kRoutedExperts, mul({ne, up_mats, ei}));
-          replicated(Part::kRoutedExperts, mul({ne, h}));
-        }
-        replicated(Part::kRouter, mul({h, ne}));
-        if (m.mlp_bias) replicated(Part::kRouter, ne);
-        if (e.num_shared_experts > 0) {
-          const std::uint64_t si = u64(e.shared_expert_size());
-          sharded(Part::kSharedExperts, mul({u64(e.num_shared_experts), mats, h, si}));
-        }
-      } else {
-        const std::uint64_t inter = u64(m.intermediate_size);
-        sharded(Part::kMlp, mul({mats, h, inter}));
-        if (m.mlp_bias) {
-          sharded(Part::kMlp, mul({up_mats, inter}));
-          replicated(Part::kMlp, h);
-        }
-      }
+    if (block == BlockKind::kMamba) mamba();
+    if (has_mlp && m.moe.is_moe_layer(layer)) {
+      moe_mlp();
+    } else if (has_mlp) {
+      dense_mlp();
     }
   }
 
-  norm(Part::kNorms, h);  // final norm
-  if (!m.tie_word_embeddings) sharded(Part::kLmHead, mul({u64(m.vocab_size), h}));
+  void mla_attention() {
+    const AttentionSpec& a = m.attention;
+    const MlaSpec& mla = a.mla;
+    const std::uint64_t qh = u64(a.num_q_heads);
+    const std::uint64_t qk = add(u64(mla.qk_nope_head_dim), u64(mla.qk_rope_head_dim));
+    if (mla.q_lora_rank > 0) {
+      replicated(Part::kAttention, mul({h, u64(mla.q_lora_rank)}));    // q_a_proj
+      replicated(Part::kAttention, u64(mla.q_lora_rank));              // q_a_layernorm
+      sharded(Part::kAttention, mul({u64(mla.q_lora_rank), qh, qk}));  // q_b_proj
+    } else {
+      sharded(Part::kAttention, mul({h, qh, qk}));  // q_proj
+    }
+    replicated(Part::kAttention,
+               mul({h, add(u64(mla.kv_lora_rank), u64(mla.qk_rope_head_dim))}));  // kv_a_proj
+    replicated(Part::kAttention, u64(mla.kv_lora_rank));                          // kv_a_layernorm
+    sharded(Part::kAttention,
+            mul({u64(mla.kv_lora_rank), qh, add(u64(mla.qk_nope_head_dim), u64(mla.v_head_dim))}));
+    sharded(Part::kAttention, mul({qh, u64(mla.v_head_dim), h}));  // o_proj
+  }
+
+  void attention(LayerKind kind) {
+    const AttentionSpec& a = m.attention;
+    const LayerKvGeometry g = layer_kv_geometry(m, kind);
+    const std::int64_t kv_heads = g.kv_heads;
+    const std::int64_t k_dim = g.k_dim;
+    const std::int64_t v_dim = g.v_dim;
+    const bool has_v = g.stores_v;
+    const std::uint64_t q_width = mul({u64(a.num_q_heads), u64(k_dim)});
+    const std::uint64_t o_width = mul({u64(a.num_q_heads), u64(v_dim)});
+    const std::uint64_t kv_rank_heads =
+        u64(kv_heads_per_rank(kv_heads, static_cast<std::int64_t>(t)));
+    auto kv_tensor = [&](std::uint64_t dim) {
+      emit({Part::kAttention, mul({h, u64(kv_heads), dim}), mul({h, kv_rank_heads, dim}), wd, 0});
+      if (m.attention_bias) {
+        emit({Part::kAttention, mul({u64(kv_heads), dim}), mul({kv_rank_heads, dim}), wd, 0});
+      }
+    };
+    sharded(Part::kAttention, mul({h, q_width}));
+    if (m.attention_bias) sharded(Part::kAttention, q_width);
+    kv_tensor(u64(k_dim));
+    if (has_v) kv_tensor(u64(v_dim));
+    sharded(Part::kAttention, mul({o_width, h}));
+    if (m.attention_bias) replicated(Part::kAttention, h);
+    if (m.qk_norm) {
+      replicated(Part::kAttention, u64(k_dim));
+      replicated(Part::kAttention, u64(k_dim));
+    }
+  }
+
+  void mamba() {
+    const SsmSpec& s = m.ssm;
+    const std::uint64_t inner = mul({u64(s.num_heads), u64(s.head_dim)});
+    const std::uint64_t bc = mul({2, u64(s.num_groups), u64(s.state_size)});
+    const std::uint64_t heads = u64(s.num_heads);
+    sharded(Part::kSsm, mul({h, add(add(mul({2, inner}), bc), heads)}));  // in_proj
+    sharded(Part::kSsm, mul({add(inner, bc), u64(s.conv_kernel)}));       // conv1d weight
+    if (s.conv_bias) sharded(Part::kSsm, add(inner, bc));                 // conv1d bias
+    sharded(Part::kSsm, mul({3, heads}));                                 // dt_bias, A_log, D
+    sharded(Part::kSsm, inner);                                           // gated norm
+    sharded(Part::kSsm, mul({inner, h}));                                 // out_proj
+  }
+
+  void moe_mlp() {
+    const std::uint64_t mats = m.gated_mlp ? 3 : 2;  // gate + up + down, or up + down
+    const std::uint64_t up_mats = m.gated_mlp ? 2 : 1;
+    const MoeSpec& e = m.moe;
+    const std::uint64_t ei = u64(e.expert_intermediate_size);
+    const std::uint64_t ne = u64(e.num_experts);
+    // The rank's expert shapes as the kernel allocates them (padding only applies to experts
+    // in their own dtype, the layout MXFP4 kernels pad).
+    const std::uint64_t rank_h = round_up(h, u64(padding.hidden_align));
+    const std::uint64_t rank_ei = round_up(ceil_div(ei, t), u64(padding.intermediate_align));
+    const bool padded = e.has_expert_dtype && (rank_h != h || rank_ei * t != ei);
+    if (e.has_expert_dtype) {
+      const std::uint64_t n = mul({ne, mats, h, ei});
+      const std::uint64_t per_rank = padded ? mul({ne, mats, rank_h, rank_ei}) : ceil_div(n, t);
+      emit({Part::kRoutedExperts, n, per_rank, e.expert_dtype, e.expert_scale_group_size});
+    } else {
+      sharded(Part::kRoutedExperts, mul({ne, mats, h, ei}));
+    }
+    if (m.mlp_bias && padded) {
+      emit({Part::kRoutedExperts, mul({ne, up_mats, ei}), mul({ne, up_mats, rank_ei}), wd, 0});
+      emit({Part::kRoutedExperts, mul({ne, h}), mul({ne, rank_h}), wd, 0});
+    } else if (m.mlp_bias) {
+      sharded(Part::kRoutedExperts, mul({ne, up_mats, ei}));
+      replicated(Part::kRoutedExperts, mul({ne, h}));
+    }
+    replicated(Part::kRouter, mul({h, ne}));
+    if (m.mlp_bias) replicated(Part::kRouter, ne);
+    if (e.num_shared_experts > 0) {
+      const std::uint64_t si = u64(e.shared_expert_size());
+      sharded(Part::kSharedExperts, mul({u64(e.num_shared_experts), mats, h, si}));
+    }
+  }
+
+  void dense_mlp() {
+    const std::uint64_t mats = m.gated_mlp ? 3 : 2;  // gate + up + down, or up + down
+    const std::uint64_t up_mats = m.gated_mlp ? 2 : 1;
+    const std::uint64_t inter = u64(m.intermediate_size);
+    sharded(Part::kMlp, mul({mats, h, inter}));
+    if (m.mlp_bias) {
+      sharded(Part::kMlp, mul({up_mats, inter}));
+      replicated(Part::kMlp, h);
+    }
+  }
+
+  const ModelSpec& m;
+  const std::uint64_t t;
+  const ExpertPadding& padding;
+  const std::function<void(const Tensor&)>& emit;
+  const Dtype wd;
+  const std::uint64_t h;
+};
+
+// Calls `emit` for every weight tensor of the model as sharded over `tp` ranks.
+void for_each_tensor(const ModelSpec& m, std::int64_t tp, const ExpertPadding& padding,
+                     const std::function<void(const Tensor&)>& emit) {
+  TensorWalker(m, tp, padding, emit).run();
 }
 
 Bytes tensor_bytes(const Tensor& t, bool per_rank) {
