@@ -46,6 +46,7 @@ std::string system_error(const std::string& what) {
 class ResultsFile {
  public:
   explicit ResultsFile(std::string path) : path_(std::move(path)) {}
+  const std::string& path() const { return path_; }
   ~ResultsFile() {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -251,113 +252,150 @@ std::string ProgressBar::render(const std::string& label, std::int64_t done, std
 // ---------------------------------------------------------------------------------------------
 // run_sweep
 
+namespace {
+
+// Distinct keys in first-occurrence order: which distinct job each index is, and the first index
+// of each distinct job.
+struct UniqueKeys {
+  std::vector<std::size_t> unique_of_index;
+  std::vector<std::size_t> first_index;
+  std::size_t size() const { return first_index.size(); }
+};
+
+UniqueKeys unique_keys(const std::vector<std::string>& keys) {
+  UniqueKeys u;
+  std::unordered_map<std::string, std::size_t> unique_of_key;
+  u.unique_of_index.resize(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const auto [it, inserted] = unique_of_key.emplace(keys[i], u.first_index.size());
+    if (inserted) u.first_index.push_back(i);
+    u.unique_of_index[i] = it->second;
+  }
+  return u;
+}
+
+// Opens the results file (rank 0 repairs a torn tail before anyone appends) and fills `results`
+// with the records it holds; returns how many were resumed.
+std::int64_t resume_from(ResultsFile& file, const Cluster& cluster,
+                         const std::vector<std::string>& keys, const UniqueKeys& u,
+                         std::vector<std::optional<std::string>>& results) {
+  std::unordered_map<std::string, std::string> records;
+  std::exception_ptr load_error;
+  if (cluster.rank() == 0) {
+    try {
+      records = file.load(/*repair=*/true);
+      file.open_for_append();
+    } catch (...) {
+      load_error = std::current_exception();
+    }
+  }
+  if (!cluster.all_ok(load_error == nullptr)) {
+    if (load_error) std::rethrow_exception(load_error);
+    throw Error({file.path(), 0, 0, ""}, "rank 0 could not use the results file");
+  }
+  if (cluster.rank() != 0) {
+    records = file.load(/*repair=*/false);
+    file.open_for_append();
+  }
+  std::int64_t resumed = 0;
+  for (std::size_t j = 0; j < u.size(); ++j) {
+    const auto it = records.find(keys[u.first_index[j]]);
+    if (it != records.end()) {
+      results[j] = it->second;
+      ++resumed;
+    }
+  }
+  return resumed;
+}
+
+// Threads for `pending` jobs: options.num_threads, or the cores shared by this node's ranks.
+int thread_count(const RunnerOptions& options, const Cluster& cluster, std::size_t pending) {
+  int threads = options.num_threads;
+  if (threads <= 0) {
+    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    threads = std::max(1, hw / std::max(1, cluster.local_size()));
+  }
+  return std::max(1, std::min<int>(threads, static_cast<int>(pending)));
+}
+
+// Runs this rank's pending jobs on `threads` threads, each result appended to the file and kept
+// in `results`. The first failure (lowest job) stops the rest and is returned.
+std::exception_ptr run_pending(const std::vector<std::size_t>& pending, int threads,
+                               const std::vector<std::string>& keys, const UniqueKeys& u,
+                               const JobFn& job, ResultsFile* file, ProgressBar& bar,
+                               std::vector<std::optional<std::string>>& results) {
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  std::mutex error_mu;
+  std::exception_ptr error;
+  std::size_t error_unique = u.size();
+  auto worker = [&] {
+    for (;;) {
+      if (stop.load()) return;
+      const std::size_t p = next.fetch_add(1);
+      if (p >= pending.size()) return;
+      const std::size_t j = pending[p];
+      try {
+        std::string out = job(u.first_index[j]);
+        if (out.find('\n') != std::string::npos || !nlohmann::json::accept(out)) {
+          throw Error("internal: sweep job " + std::to_string(u.first_index[j]) +
+                      " returned a result that is not one line of JSON");
+        }
+        if (file) file->append(keys[u.first_index[j]], out);
+        results[j] = std::move(out);
+        bar.tick();
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mu);
+        if (!error || j < error_unique) {
+          error = std::current_exception();
+          error_unique = j;
+        }
+        stop.store(true);
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  return error;
+}
+
+}  // namespace
+
 std::vector<std::string> run_sweep(const std::vector<std::string>& keys, const JobFn& job,
                                    const RunnerOptions& options, SweepStats* stats) {
   const SingleProcess single;
   const Cluster& cluster = options.cluster ? *options.cluster : single;
   const int rank = cluster.rank();
   const int size = cluster.size();
-
-  // Distinct keys in first-occurrence order.
-  std::unordered_map<std::string, std::size_t> unique_of_key;
-  std::vector<std::size_t> unique_of_index(keys.size());
-  std::vector<std::size_t> first_index;
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    const auto [it, inserted] = unique_of_key.emplace(keys[i], first_index.size());
-    if (inserted) first_index.push_back(i);
-    unique_of_index[i] = it->second;
-  }
-  const std::size_t num_unique = first_index.size();
+  const UniqueKeys u = unique_keys(keys);
+  const std::size_t num_unique = u.size();
   std::vector<std::optional<std::string>> results(num_unique);
 
-  // Resume: rank 0 repairs a torn tail before anyone appends.
   std::optional<ResultsFile> file;
   std::int64_t num_resumed = 0;
   if (!options.results_path.empty()) {
     file.emplace(options.results_path);
-    std::unordered_map<std::string, std::string> records;
-    std::exception_ptr load_error;
-    if (rank == 0) {
-      try {
-        records = file->load(/*repair=*/true);
-        file->open_for_append();
-      } catch (...) {
-        load_error = std::current_exception();
-      }
-    }
-    if (!cluster.all_ok(load_error == nullptr)) {
-      if (load_error) std::rethrow_exception(load_error);
-      throw Error({options.results_path, 0, 0, ""}, "rank 0 could not use the results file");
-    }
-    if (rank != 0) {
-      records = file->load(/*repair=*/false);
-      file->open_for_append();
-    }
-    for (std::size_t u = 0; u < num_unique; ++u) {
-      const auto it = records.find(keys[first_index[u]]);
-      if (it != records.end()) {
-        results[u] = it->second;
-        ++num_resumed;
-      }
-    }
+    num_resumed = resume_from(*file, cluster, keys, u, results);
   }
 
   // This rank's share and what of it is left to run.
   std::vector<std::size_t> pending;
   std::int64_t share = 0;
-  for (std::size_t u = static_cast<std::size_t>(rank); u < num_unique;
-       u += static_cast<std::size_t>(size)) {
+  for (std::size_t j = static_cast<std::size_t>(rank); j < num_unique;
+       j += static_cast<std::size_t>(size)) {
     ++share;
-    if (!results[u]) pending.push_back(u);
+    if (!results[j]) pending.push_back(j);
   }
-
-  int threads = options.num_threads;
-  if (threads <= 0) {
-    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    threads = std::max(1, hw / std::max(1, cluster.local_size()));
-  }
-  threads = std::max(1, std::min<int>(threads, static_cast<int>(pending.size())));
-
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> stop{false};
-  std::mutex error_mu;
+  const int threads = thread_count(options, cluster, pending.size());
   std::exception_ptr error;
-  std::size_t error_unique = num_unique;
   {
     ProgressBar bar(options.progress_label, share,
                     share - static_cast<std::int64_t>(pending.size()),
                     options.progress && rank == 0);
-    auto worker = [&] {
-      for (;;) {
-        if (stop.load()) return;
-        const std::size_t p = next.fetch_add(1);
-        if (p >= pending.size()) return;
-        const std::size_t u = pending[p];
-        try {
-          std::string out = job(first_index[u]);
-          if (out.find('\n') != std::string::npos || !nlohmann::json::accept(out)) {
-            throw Error("internal: sweep job " + std::to_string(first_index[u]) +
-                        " returned a result that is not one line of JSON");
-          }
-          if (file) file->append(keys[first_index[u]], out);
-          results[u] = std::move(out);
-          bar.tick();
-        } catch (...) {
-          std::lock_guard<std::mutex> lock(error_mu);
-          if (!error || u < error_unique) {
-            error = std::current_exception();
-            error_unique = u;
-          }
-          stop.store(true);
-        }
-      }
-    };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-    worker();
-    for (auto& t : pool) t.join();
+    error = run_pending(pending, threads, keys, u, job, file ? &*file : nullptr, bar, results);
   }
-
   if (!cluster.all_ok(error == nullptr)) {
     if (error) std::rethrow_exception(error);
     throw Error("the sweep failed on another MPI rank (see its message)");
@@ -374,9 +412,9 @@ std::vector<std::string> run_sweep(const std::vector<std::string>& keys, const J
 
   if (size > 1) {
     std::vector<std::pair<std::size_t, const std::string*>> mine;
-    for (std::size_t u = static_cast<std::size_t>(rank); u < num_unique;
-         u += static_cast<std::size_t>(size)) {
-      mine.emplace_back(u, &*results[u]);
+    for (std::size_t j = static_cast<std::size_t>(rank); j < num_unique;
+         j += static_cast<std::size_t>(size)) {
+      mine.emplace_back(j, &*results[j]);
     }
     const std::vector<std::string> gathered = cluster.gather_at_root(pack(mine));
     if (rank != 0) return {};
@@ -385,7 +423,7 @@ std::vector<std::string> run_sweep(const std::vector<std::string>& keys, const J
 
   std::vector<std::string> out(keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    const auto& r = results[unique_of_index[i]];
+    const auto& r = results[u.unique_of_index[i]];
     if (!r) throw Error("internal: sweep job " + std::to_string(i) + " has no result");
     out[i] = *r;
   }
