@@ -7,9 +7,7 @@
 //       {Placement::kBuddy, "buddy"}, {Placement::kFirstFit, "first-fit"}, ...}}};
 //   kPlacementNames.name(Placement::kBuddy)  → "buddy"
 //   kPlacementNames.parse("first-fit")       → Placement::kFirstFit (nullopt when unknown)
-//   kPlacementNames.parse_or_throw(text, where, "a placement")
-//       → throws Error(where, "expected a placement (buddy, first-fit, best-fit), got 'x', did
-//         you mean ...") for an unknown name.
+//   kPlacementNames.names()                  → the list for "expected one of" and did_you_mean
 //
 // Names are matched exactly (case and spelling as written in the table); aliases, when an enum
 // has them, are extra rows after the canonical one (name() returns the first row of a value).
@@ -21,9 +19,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include "common/error.h"
-#include "common/strings.h"
 
 namespace kvsim {
 
@@ -52,16 +47,6 @@ struct EnumNames {
     out.reserve(N);
     for (const auto& entry : entries) out.emplace_back(entry.second);
     return out;
-  }
-
-  // parse(), or kvsim::Error at `where`: "expected <what> (a, b, c), got 'x'" plus a "did you
-  // mean" when the text is one typo away from a name.
-  Enum parse_or_throw(std::string_view text, const ErrorLocation& where,
-                      std::string_view what) const {
-    if (const std::optional<Enum> v = parse(text)) return *v;
-    const std::vector<std::string> all = names();
-    throw Error(where, "expected " + std::string(what) + " (" + join(all, ", ") + "), got '" +
-                           std::string(text) + "'" + did_you_mean(text, all));
   }
 };
 

@@ -167,7 +167,7 @@ class TensorWalker {
     // in their own dtype, the layout MXFP4 kernels pad).
     const std::uint64_t rank_h = round_up(h, u64(padding.hidden_align));
     const std::uint64_t rank_ei = round_up(ceil_div(ei, t), u64(padding.intermediate_align));
-    const bool padded = e.has_expert_dtype && (rank_h != h || rank_ei * t != ei);
+    const bool padded = e.has_expert_dtype && !(padding == ExpertPadding{});
     if (e.has_expert_dtype) {
       const std::uint64_t n = mul({ne, mats, h, ei});
       const std::uint64_t per_rank = padded ? mul({ne, mats, rank_h, rank_ei}) : ceil_div(n, t);

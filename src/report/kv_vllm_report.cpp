@@ -8,10 +8,6 @@
 namespace kvsim::report {
 namespace {
 
-std::string n(std::int64_t v) {
-  return with_commas(v);
-}
-
 double gib(Bytes b) {
   return static_cast<double>(b) / static_cast<double>(kGiB);
 }
@@ -88,9 +84,9 @@ std::string vllm_table(const KvReport& r) {
     t.add("− model weights", exact_bytes(p.weights_bytes));
     t.add("− activation peak", exact_bytes(p.activation_peak_bytes),
           r.activation_reserve_estimated
-              ? "max(forward over " + n(p.max_num_batched_tokens) + " tokens " +
+              ? "max(forward over " + with_commas(p.max_num_batched_tokens) + " tokens " +
                     human_bytes(p.forward_peak_bytes) + ", sampler over " +
-                    n(std::min(p.max_num_seqs, p.max_num_batched_tokens)) + " seqs " +
+                    with_commas(std::min(p.max_num_seqs, p.max_num_batched_tokens)) + " seqs " +
                     human_bytes(p.sampler_peak_bytes) + ")"
               : "as given (--activation-reserve-gib)");
     t.add(
@@ -105,19 +101,22 @@ std::string vllm_table(const KvReport& r) {
           p.fits ? "" : "DOES NOT FIT: short by " + human_bytes(p.shortfall_bytes));
   }
   t.add_section("KV cache");
-  t.add("KV cache groups", n(l.num_groups),
-        n(l.group_size) + " layers each; a block spans them: " + with_commas(l.block_bytes) + " B");
-  t.add("GPU blocks of " + n(r.analysis.query.block_size) + " tokens", n(l.num_blocks),
+  t.add("KV cache groups", with_commas(l.num_groups),
+        with_commas(l.group_size) +
+            " layers each; a block spans them: " + with_commas(l.block_bytes) + " B");
+  t.add("GPU blocks of " + with_commas(r.analysis.query.block_size) + " tokens",
+        with_commas(l.num_blocks),
         r.num_gpu_blocks_override ? "--num-gpu-blocks-override" : "= available / block bytes");
-  t.add("blocks per request", n(l.blocks_per_request), "at " + n(max_len) + " tokens");
+  t.add("blocks per request", with_commas(l.blocks_per_request),
+        "at " + with_commas(max_len) + " tokens");
   std::string out = t.render();
   out += "\nAs vLLM logs it:\n";
   for (const std::string& line : vllm_log_lines(r)) out += "  " + line + "\n";
   if (!p.fits || l.blocks_per_request > l.num_blocks) {
-    out += "\nDOES NOT START: one request of " + n(max_len) +
+    out += "\nDOES NOT START: one request of " + with_commas(max_len) +
            " tokens needs more KV cache than is available; vLLM estimates the longest it can "
            "serve at " +
-           n(l.estimated_max_model_len) +
+           with_commas(l.estimated_max_model_len) +
            " tokens (lower --max-model-len, or raise --gpu-memory-utilization or "
            "--tensor-parallel-size).\n";
   }
