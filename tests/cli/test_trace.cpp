@@ -121,23 +121,6 @@ TEST_CASE("trace gen --out-trace: the file, then its statistics", "[cli][trace]"
   CHECK(k["prefix_block_reuse_fraction"] == j["prefix_block_reuse_fraction"]);
 }
 
-TEST_CASE("trace gen: bad generator flags name the flag", "[cli][trace]") {
-  auto r = run_kvsim({"trace", "gen", "--rate", "2", "--num-requests", "5", "--prompt-len",
-                      "unifrom:1:5", "--output-len", "5"});
-  CHECK(r.exit_code == 2);
-  CHECK(r.err.rfind("kvsim: error: --prompt-len: expected a length distribution", 0) == 0);
-  r = run_kvsim({"trace", "gen", "--rate", "-1", "--num-requests", "5", "--prompt-len", "5",
-                 "--output-len", "5"});
-  CHECK(r.exit_code == 2);
-  CHECK(r.err.rfind("kvsim: error: --rate: expected a positive request rate", 0) == 0);
-  r = run_kvsim({"trace", "gen", "--rate", "1", "--prompt-len", "5", "--output-len", "5"});
-  CHECK(r.exit_code == 2);
-  CHECK(r.err.find("--num-requests: expected --num-requests or --duration") != std::string::npos);
-  r = run_kvsim({"trace", "gen", "--arrival", "bursty", "--rate", "1"});
-  CHECK(r.exit_code == 2);
-  CHECK(r.err.find("--arrival: expected poisson|gamma|constant|replay") != std::string::npos);
-}
-
 TEST_CASE("trace convert: native CSV out, and nothing written on bad input", "[cli][trace]") {
   const std::string dir = temp_dir();
   const auto in = write_temp_file(dir, "az.csv",
