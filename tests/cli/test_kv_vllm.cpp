@@ -70,3 +70,29 @@ TEST_CASE("Llama-3.1-8B bf16 at --max-model-len 32768 on a 24 GB L4 starts, as i
   REQUIRE(sim.exit_code == 0);
   CHECK(Json::parse(sim.out)["summary"]["requests_completed"] == 5);
 }
+
+TEST_CASE(
+    "kvsim kv: the profile-run flags come from the settings table and default to vllm serve's",
+    "[cli][kv][vllm]") {
+  const std::vector<std::string> base = {"kv",        "--model",  "llama-3-8b", "--gpu",
+                                         "a100-80gb", "--format", "json"};
+  const auto profile_of = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = run_kvsim(args);
+    REQUIRE(r.exit_code == 0);
+    return Json::parse(r.out)["kv"]["vllm"]["profile"];
+  };
+  // Not given and 0 both mean vllm serve's default, which for an A100 (even at 80 GB) is 2048
+  // tokens and 256 sequences.
+  const Json unset = profile_of({});
+  CHECK(unset["max_num_batched_tokens"] == 2048);
+  CHECK(unset["max_num_seqs"] == 256);
+  CHECK(profile_of({"--max-num-batched-tokens", "0"})["max_num_batched_tokens"] == 2048);
+  CHECK(profile_of({"--max-num-seqs", "64"})["max_num_seqs"] == 64);
+  // The table's range check, at the flag.
+  std::vector<std::string> bad = base;
+  bad.insert(bad.end(), {"--max-num-seqs", "0"});
+  kvsim::test::check_one_error(run_kvsim(bad),
+                               {"--max-num-seqs", "expected a positive integer", "'0'"});
+}
