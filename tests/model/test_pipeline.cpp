@@ -44,7 +44,7 @@ TEST_CASE("vLLM's layer split: contiguous, even, remainder before the last stage
   CHECK(sizes(5, 2) == std::vector<std::int64_t>{3, 2});
   CHECK(sizes(10, 4) == std::vector<std::int64_t>{2, 3, 3, 2});
   CHECK(sizes(7, 3) == std::vector<std::int64_t>{2, 3, 2});
-  CHECK(sizes(61, 4) == std::vector<std::int64_t>{15, 16, 15, 15});
+  CHECK(sizes(61, 4) == std::vector<std::int64_t>{15, 15, 16, 15});
   const auto st = model::pipeline_stages(10, 4);
   CHECK(st[2].first_layer == 5);
   CHECK(st[2].end_layer == 8);

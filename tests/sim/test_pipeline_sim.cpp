@@ -85,7 +85,7 @@ TEST_CASE("Two virtual engines overlap their batches on the stages", "[sim][pp]"
 
 TEST_CASE("Pipelining raises throughput; one request alone pays every stage", "[sim][pp]") {
   // 8 requests at once, 20 tokens each: with 4 engines over 4 stages the stages overlap; the same
-  // four stages as one engine (the sum of stage times per step) take far longer.
+  // four stages as one engine (the sum of stage times per step) take longer.
   std::vector<trace::RequestSpec> specs;
   for (std::uint64_t i = 0; i < 8; ++i) specs.push_back(spec(i, 0, 50, 20));
   const cost::PipelineCostModel p4 = pipeline(4);
@@ -109,7 +109,9 @@ TEST_CASE("Pipelining raises throughput; one request alone pays every stage", "[
   const sim::SimResult one = sim::simulate(setup, reader, nullptr);
   REQUIRE(piped.result.metrics.completed == 8);
   REQUIRE(one.metrics.completed == 8);
-  CHECK(piped.result.duration_ns * 2 < one.duration_ns);
+  // Steady state per token: piped, each stage serves the 4 engines' 2-row batches, 4 × 1.2 ms;
+  // one engine, 4 stages × (1 + 8 × 0.1) = 7.2 ms. Measured: 105.2 ms against 156.9 ms.
+  CHECK(piped.result.duration_ns * 4 < one.duration_ns * 3);
 
   // One request alone: every step is its stages in a row (no other batch to overlap).
   const SimRun lone = run_pp(p4, {spec(0, 0, 50, 2)});
