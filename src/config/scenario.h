@@ -56,10 +56,10 @@ namespace kvsim::config {
 
 // The memory-related deployment settings, as given (names or paths unresolved).
 struct ScenarioDeployment {
-  std::string model;                      // required (by the scenario or --model)
-  std::string gpu;                        // required to simulate
-  std::int64_t tensor_parallel_size = 1;    // GPUs per pipeline stage
-  std::int64_t pipeline_parallel_size = 1;  // stages per replica (a replica: TP × PP GPUs)
+  std::string model;                               // required (by the scenario or --model)
+  std::string gpu;                                 // required to simulate
+  std::int64_t tensor_parallel_size = 1;           // GPUs per pipeline stage
+  std::int64_t pipeline_parallel_size = 1;         // stages per replica (a replica: TP × PP GPUs)
   std::optional<std::int64_t> gpus_per_node;       // replaces the GPU's (GPUs used per node)
   std::optional<double> internode_bandwidth_gb_s;  // replaces the GPU's inter-node link
   std::optional<double> internode_latency_us;

@@ -94,11 +94,11 @@ std::unique_ptr<PipelineCostModel> make_pipeline_cost_model(const model::ModelSp
                   "expected a positive " + std::string(link.name) +
                       " bandwidth for the transfer between pipeline stages " +
                       std::to_string(st.index) + " and " + std::to_string(st.index + 1) +
-                      (link.internode ? " (they sit on different " +
-                                            std::to_string(hardware.gpus_per_node) +
-                                            "-GPU nodes: give internode_bandwidth_gb_s in the "
-                                            "hardware YAML or --internode-bandwidth-gb-s)"
-                                      : ""));
+                      (link.internode
+                           ? " (they sit on different " + std::to_string(hardware.gpus_per_node) +
+                                 "-GPU nodes: give internode_bandwidth_gb_s in the "
+                                 "hardware YAML or --internode-bandwidth-gb-s)"
+                           : ""));
     }
     transfers.push_back({model::stage_transfer_bytes_per_token(model, tp), link});
   }

@@ -39,8 +39,7 @@ Link stage_link(const HardwareSpec& hardware, std::int64_t tp, std::int64_t stag
   const std::int64_t first = stage * tp;           // first GPU of `stage`
   const std::int64_t last = (stage + 2) * tp - 1;  // last GPU of `stage + 1`
   const std::int64_t per_node = std::max<std::int64_t>(hardware.gpus_per_node, 1);
-  return first / per_node == last / per_node ? intranode_link(hardware)
-                                             : internode_link(hardware);
+  return first / per_node == last / per_node ? intranode_link(hardware) : internode_link(hardware);
 }
 
 }  // namespace kvsim::model

@@ -53,7 +53,7 @@ struct Link {
   double bandwidth = 0;  // bytes/s per GPU per direction
   double latency_s = 0;
   bool internode = false;
-  const char* name = "interconnect";        // for messages: "interconnect" | "inter-node"
+  const char* name = "interconnect";             // for messages: "interconnect" | "inter-node"
   const char* field = "interconnect_bandwidth";  // the hardware field it comes from
 };
 Link intranode_link(const HardwareSpec& hardware);

@@ -58,9 +58,9 @@ std::vector<PipelineStage> pipeline_stages(std::int64_t num_layers, std::int64_t
 }
 
 ModelSpec stage_model(const ModelSpec& model, const PipelineStage& stage, std::int64_t num_stages) {
-  KVSIM_ASSERT(stage.first_layer >= 0 && stage.end_layer <= model.num_layers &&
-                   stage.num_layers() >= 1,
-               "stage_model: a non-empty stage within the model");
+  KVSIM_ASSERT(
+      stage.first_layer >= 0 && stage.end_layer <= model.num_layers && stage.num_layers() >= 1,
+      "stage_model: a non-empty stage within the model");
   if (num_stages == 1) return model;
   ModelSpec m = model;
   m.num_layers = stage.num_layers();
@@ -71,10 +71,10 @@ ModelSpec stage_model(const ModelSpec& model, const PipelineStage& stage, std::i
   if (!model.ssm.enabled() && model.ssm_state_bytes_per_sequence > 0) {
     const std::int64_t all = stateful_layers(model, 0, model.num_layers);
     const std::int64_t here = stateful_layers(model, stage.first_layer, stage.end_layer);
-    m.ssm_state_bytes_per_sequence =
-        all > 0 ? model.ssm_state_bytes_per_sequence / static_cast<std::uint64_t>(all) *
-                      static_cast<std::uint64_t>(here)
-                : 0;
+    m.ssm_state_bytes_per_sequence = all > 0 ? model.ssm_state_bytes_per_sequence /
+                                                   static_cast<std::uint64_t>(all) *
+                                                   static_cast<std::uint64_t>(here)
+                                             : 0;
   }
   if (m.attention.sliding_window > 0 && m.num_layers_of(LayerKind::kSlidingWindow) == 0) {
     m.attention.sliding_window = 0;  // the ModelSpec invariant: a window iff a window layer

@@ -43,7 +43,8 @@ void add_parallel_links_json(Json& serving, const run::Deployment& d) {
   if (tp > 1) links["tensor_parallel_allreduce"] = link_json(model::allreduce_link(hw, tp));
   if (pp > 1) {
     Json stages = Json::array();
-    for (std::int64_t s = 0; s + 1 < pp; ++s) stages.push_back(link_json(model::stage_link(hw, tp, s)));
+    for (std::int64_t s = 0; s + 1 < pp; ++s)
+      stages.push_back(link_json(model::stage_link(hw, tp, s)));
     links["pipeline_stage_transfers"] = stages;
   }
   serving["links"] = links;

@@ -76,7 +76,8 @@ Deployment resolve_deployment(const config::ScenarioDeployment& given, GpuRequir
     if (given.internode_bandwidth_gb_s) {
       d.hardware->internode_bandwidth = *given.internode_bandwidth_gb_s * 1e9;
     }
-    if (given.internode_latency_us) d.hardware->internode_latency_s = *given.internode_latency_us * 1e-6;
+    if (given.internode_latency_us)
+      d.hardware->internode_latency_s = *given.internode_latency_us * 1e-6;
   }
   d.tensor_parallel_size = given.tensor_parallel_size;
   if (const std::string p = model::tensor_parallel_problem(d.model, d.tensor_parallel_size);

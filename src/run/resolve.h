@@ -62,9 +62,9 @@ struct Deployment {
 // Loads the model and GPU (config::load_model / load_hardware) of a deployment whose values the
 // settings table has already range-checked, and checks what needs the model: tp valid for it
 // (field --tensor-parallel-size), pp at most its layers (--pipeline-parallel-size); the
-// --internode-* overrides replace the GPU's inter-node link; max_model_len <= its max_context (field --max-model-len), the
-// KV format. Throws kvsim::Error naming the flag; "--gpu: missing required flag" when kRequired
-// and absent; "--model: missing required flag" without a model.
+// --internode-* overrides replace the GPU's inter-node link; max_model_len <= its max_context
+// (field --max-model-len), the KV format. Throws kvsim::Error naming the flag; "--gpu: missing
+// required flag" when kRequired and absent; "--model: missing required flag" without a model.
 Deployment resolve_deployment(const config::ScenarioDeployment& deployment, GpuRequirement gpu);
 
 // Everything one simulation needs, typed and checked.

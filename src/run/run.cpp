@@ -23,7 +23,8 @@ RunResult run(const ResolvedScenario& scenario, sim::SimObserver* observer) {
   Deployment kv_gpu = pp == 1 ? Deployment{} : d;
   if (pp > 1) {
     const auto stages = model::pipeline_stages(d.model.num_layers, pp);
-    kv_gpu.model = model::stage_model(d.model, stages[static_cast<std::size_t>(built.kv_stage())], pp);
+    kv_gpu.model =
+        model::stage_model(d.model, stages[static_cast<std::size_t>(built.kv_stage())], pp);
     kv_gpu.pipeline_parallel_size = 1;
   }
   out.kv = (pp == 1 ? d : kv_gpu)

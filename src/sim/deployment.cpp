@@ -36,9 +36,9 @@ Error does_not_fit(const DeploymentInputs& in, const model::KvBudget& b, std::in
           ? "it needs --tensor-parallel-size " + std::to_string(*min_tp) + " or more"
           : "use a GPU with more memory or smaller weights (--gpu, the model's weight dtype)" +
                 std::string(pp > 1 ? ", or more tensor or pipeline parallelism" : "");
-  const std::string where =
-      pp == 1 ? "" : " × pipeline parallel size " + std::to_string(pp) + " (stage " +
-                         std::to_string(stage) + ")";
+  const std::string where = pp == 1 ? ""
+                                    : " × pipeline parallel size " + std::to_string(pp) +
+                                          " (stage " + std::to_string(stage) + ")";
   return deployment_error(
       "--gpu", m.name + " does not fit " + hw.name + " at tensor parallel size " +
                    std::to_string(tp) + where + ": weights " + human_bytes(b.weights_bytes) +
@@ -94,10 +94,9 @@ BuiltDeployment build_deployment(const DeploymentInputs& in, const SimOptions& o
   const model::KvBudget& b = d.budget_;
   // One virtual engine's share of the cache (all of it without pipeline parallelism).
   const Bytes engine_bytes = b.kv_budget_bytes / static_cast<Bytes>(pp);
-  const model::KvCapacity engine =
-      pp == 1 ? d.capacity_
-              : model::kv_capacity(m, in.kv_format, tp, engine_bytes, in.block_size,
-                                   in.max_model_len);
+  const model::KvCapacity engine = pp == 1 ? d.capacity_
+                                           : model::kv_capacity(m, in.kv_format, tp, engine_bytes,
+                                                                in.block_size, in.max_model_len);
   if (engine.max_concurrent_sequences < 1) {
     throw deployment_error(
         "--max-model-len",

@@ -172,8 +172,8 @@ void Simulator::on_arrival(TimeNs now) {
       for (std::size_t g = 0; g < loads_.size(); ++g) {
         ReplicaLoad load;
         for (std::int64_t e = 0; e < engines_; ++e) {
-          const Replica& rep = *replicas_[g * static_cast<std::size_t>(engines_) +
-                                          static_cast<std::size_t>(e)];
+          const Replica& rep =
+              *replicas_[g * static_cast<std::size_t>(engines_) + static_cast<std::size_t>(e)];
           load.outstanding += rep.num_outstanding();
           load.kv_usage += rep.kv_usage() / static_cast<double>(engines_);
         }
@@ -239,8 +239,8 @@ void Simulator::build_replicas() {
       clock = clocks_.back().get();
     }
     replicas_.push_back(std::make_unique<Replica>(static_cast<std::uint32_t>(i), opts_,
-                                                  setup_.make_allocator(), *setup_.cost_model,
-                                                  ctx, clock));
+                                                  setup_.make_allocator(), *setup_.cost_model, ctx,
+                                                  clock));
   }
   const std::int64_t capacity = replicas_.front()->capacity_slots() * engines_;
   router_ = std::make_unique<Router>(opts_.router, opts_.num_replicas, capacity);

@@ -11,18 +11,17 @@ using Json = nlohmann::json;
 namespace {
 
 std::vector<std::string> llama70(std::vector<std::string> extra) {
-  std::vector<std::string> args = {"simulate", "--model", "llama-3-70b", "--gpu", "a100-40gb",
-                                   "--tp", "4", "--max-model-len", "4096", "--rate", "4",
-                                   "--prompt-len", "300", "--output-len", "100", "--format",
-                                   "json"};
+  std::vector<std::string> args = {
+      "simulate", "--model",         "llama-3-70b", "--gpu",    "a100-40gb", "--tp",
+      "4",        "--max-model-len", "4096",        "--rate",   "4",         "--prompt-len",
+      "300",      "--output-len",    "100",         "--format", "json"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
 
 }  // namespace
 
-TEST_CASE("kvsim simulate --pp 2 over two nodes reports the stages and the links",
-          "[cli][pp]") {
+TEST_CASE("kvsim simulate --pp 2 over two nodes reports the stages and the links", "[cli][pp]") {
   const auto r = run_kvsim(llama70({"--pp", "2", "--gpus-per-node", "4", "--num-requests", "40"}));
   REQUIRE(r.exit_code == 0);
   const Json doc = Json::parse(r.out);
@@ -49,7 +48,8 @@ TEST_CASE("kvsim simulate --pp 2 over two nodes reports the stages and the links
   const Json tcp = lone({"--internode-bandwidth-gb-s", "0.75", "--internode-latency-us", "50"});
   CHECK(tcp["inputs"]["serving"]["links"]["pipeline_stage_transfers"][0]["bandwidth_bytes_per_s"] ==
         0.75e9);
-  CHECK(tcp["summary"]["e2e_s"]["mean"].get<double>() - ib["summary"]["e2e_s"]["mean"].get<double>() ==
+  CHECK(tcp["summary"]["e2e_s"]["mean"].get<double>() -
+            ib["summary"]["e2e_s"]["mean"].get<double>() ==
         Approx(8727401e-9).epsilon(1e-6));
 
   // PP 1 reports no parallel links (reports of single-node runs are unchanged).
@@ -61,7 +61,8 @@ TEST_CASE("kvsim simulate --pp 2 over two nodes reports the stages and the links
 TEST_CASE("Pipeline and multi-node errors are located and loud", "[cli][pp]") {
   check_one_error(run_kvsim(llama70({"--pp", "81", "--num-requests", "2"})),
                   {"--pipeline-parallel-size", "at most one stage per decoder layer (80 layers"});
-  check_one_error(run_kvsim(llama70({"--pp", "0", "--num-requests", "2"})), {"--pipeline-parallel-size"});
+  check_one_error(run_kvsim(llama70({"--pp", "0", "--num-requests", "2"})),
+                  {"--pipeline-parallel-size"});
   // TP 16 on 8-GPU nodes of a GPU with no inter-node link given.
   check_one_error(run_kvsim({"simulate", "--model", "llama-3-70b", "--gpu", "l40s", "--tp", "16",
                              "--rate", "1", "--num-requests", "2", "--prompt-len", "100",

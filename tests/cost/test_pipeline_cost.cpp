@@ -122,9 +122,11 @@ TEST_CASE("The roofline pipeline: stage sums, cross-node transfers, and loud err
   // The last stage also runs the LM head: it is the slower of two equal halves.
   CHECK(t[2] > t[0]);
   hw.internode_bandwidth = 0;
-  CHECK(test::error_of([&] { (void)cost::make_pipeline_cost_model(test::llama3_70b(), hw, cfg, 2); })
-            .find("between pipeline stages 0 and 1") != std::string::npos);
+  CHECK(test::error_of([&] {
+          (void)cost::make_pipeline_cost_model(test::llama3_70b(), hw, cfg, 2);
+        }).find("between pipeline stages 0 and 1") != std::string::npos);
   cfg.kind = cost::CostModelKind::kLinear;
-  CHECK(test::error_of([&] { (void)cost::make_pipeline_cost_model(test::llama3_70b(), hw, cfg, 2); })
-            .find("needs the roofline cost model") != std::string::npos);
+  CHECK(test::error_of([&] {
+          (void)cost::make_pipeline_cost_model(test::llama3_70b(), hw, cfg, 2);
+        }).find("needs the roofline cost model") != std::string::npos);
 }

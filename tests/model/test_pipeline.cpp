@@ -99,7 +99,7 @@ TEST_CASE("A stage keeps the MoE layer pattern at its original indices", "[model
   m.moe.experts_per_token = 2;
   m.moe.expert_intermediate_size = 8;
   m.moe.first_dense_layers = 1;
-  m.moe.moe_layer_interval = 2;  // MoE layers 1, 3, 5, 7, 9
+  m.moe.moe_layer_interval = 2;                                    // MoE layers 1, 3, 5, 7, 9
   for (const PipelineStage& st : model::pipeline_stages(10, 4)) {  // 2, 3, 3, 2 layers
     const model::ModelSpec s = model::stage_model(m, st, 4);
     for (std::int64_t l = 0; l < s.num_layers; ++l) {
