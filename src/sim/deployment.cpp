@@ -15,11 +15,14 @@ Error deployment_error(const std::string& field, const std::string& message) {
   return Error(ErrorLocation{"", 0, 0, field}, message);
 }
 
-// The allocator settings that come from the serving options, not the deployment.
-void set_serving_options(memory::AllocatorOptions& a, const SimOptions& options) {
+// The allocator settings that come from the serving options, not the deployment. Each of `engines`
+// virtual engines (pipeline parallelism) gets its share of the swap space (vLLM V0:
+// num_cpu_blocks //= pipeline_parallel_size).
+void set_serving_options(memory::AllocatorOptions& a, const SimOptions& options,
+                         std::int64_t engines) {
   a.enable_prefix_caching = options.enable_prefix_caching;
   a.cpu_swap_bytes = options.scheduler.preemption == PreemptionMode::kSwap
-                         ? options.scheduler.swap_space_bytes
+                         ? options.scheduler.swap_space_bytes / static_cast<Bytes>(engines)
                          : 0;
 }
 
@@ -87,6 +90,7 @@ BuiltDeployment build_deployment(const DeploymentInputs& in, const SimOptions& o
   BuiltDeployment d;
   d.block_size_ = in.block_size;
   d.max_model_len_ = in.max_model_len;
+  d.engines_ = pp;
   const StageSizing stage = size_kv_stage(in, &d.kv_stage_);
   const model::ModelSpec& m = stage.model;
   d.budget_ = stage.budget;
@@ -123,7 +127,7 @@ BuiltDeployment build_deployment(const DeploymentInputs& in, const SimOptions& o
   a.watermark = in.watermark;
   a.placement = in.placement;
   a.max_seq_len = in.max_model_len;
-  set_serving_options(a, options);
+  set_serving_options(a, options, pp);
   memory::validate_allocator_options(a);  // now, before any run
 
   cost::CostModelConfig cost = in.cost;
@@ -146,7 +150,7 @@ SimSetup BuiltDeployment::setup(SimOptions options) const {
   s.cost_model = cost_model_.get();
   s.pipeline = pipeline_.get();
   memory::AllocatorOptions alloc = allocator_;
-  set_serving_options(alloc, options);
+  set_serving_options(alloc, options, engines_);
   s.make_allocator = [alloc] { return memory::make_allocator(alloc); };
   return s;
 }

@@ -60,6 +60,7 @@ class BuiltDeployment {
   std::shared_ptr<const cost::CostModel> cost_model_;
   std::shared_ptr<const cost::PipelineCostModel> pipeline_;
   std::int64_t kv_stage_ = 0;
+  std::int64_t engines_ = 1;  // virtual engines per replica (pipeline stages)
 };
 
 // Sizes everything. With pipeline parallelism each stage's GPU holds its slice of the model
