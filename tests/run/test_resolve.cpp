@@ -48,13 +48,3 @@ TEST_CASE("A resolve error is located at the scenario's YAML value", "[run]") {
                                       0) == 0);
   }
 }
-
-TEST_CASE("run::run returns the simulation with its reader stats and KV analysis", "[run]") {
-  const Scenario s = kvsim::config::load_scenario(golden("two-requests/scenario.yaml"));
-  const kvsim::run::ResolvedScenario r = kvsim::run::resolve_scenario(s);
-  const kvsim::run::RunResult out = kvsim::run::run(r, nullptr);
-  CHECK(out.result.metrics.completed == 2);
-  CHECK(out.reader_stats.rows_read == 2);
-  CHECK(out.replica_capacity_bytes > 0);
-  CHECK(out.kv.bytes_per_token > 0);
-}
