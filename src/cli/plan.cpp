@@ -163,6 +163,9 @@ std::string point_label(const run::ResolvedScenario& r) {
   const run::Deployment& d = r.deployment;
   std::string label =
       d.model.name + " on " + std::to_string(d.tensor_parallel_size) + " × " + d.hardware->name;
+  if (d.pipeline_parallel_size > 1) {
+    label += " × " + std::to_string(d.pipeline_parallel_size) + " stages";
+  }
   if (r.sim.num_replicas > 1) {
     label += " × " + std::to_string(r.sim.num_replicas) + " replicas";
   }
@@ -190,7 +193,7 @@ PreparedPoint prepare_point(const config::ScenarioGridPoint& point,
   rp.label = point_label(p.resolved);
   rp.inputs = report::inputs_json(p.resolved);
   rp.replicas = p.resolved.sim.num_replicas;
-  rp.gpus_per_replica = d.tensor_parallel_size;
+  rp.gpus_per_replica = d.tensor_parallel_size * d.pipeline_parallel_size;
   rp.gpu_price_per_hour = d.hardware->price_per_hour;
   for (const auto& [gpu, usd] : prices) {
     if (gpu == s.deployment.gpu || gpu == d.hardware->name) rp.gpu_price_per_hour = usd;

@@ -59,6 +59,8 @@ model::HardwareSpec parse(const YAML::Node& root, const std::string& file) {
   hw.interconnect_latency_s = r.optional_double("interconnect_latency_us", 0).value_or(0) * 1e-6;
   hw.pcie_bandwidth = r.get_double("pcie_bandwidth_gb_s", 1e-9) * kGiga;
   hw.gpus_per_node = r.optional_int("gpus_per_node", 1, 1024).value_or(8);
+  hw.internode_bandwidth = r.optional_double("internode_bandwidth_gb_s", 0).value_or(0) * kGiga;
+  hw.internode_latency_s = r.optional_double("internode_latency_us", 0).value_or(0) * 1e-6;
   hw.compute_capability = r.optional_double("compute_capability", 1, 99).value_or(0);
   hw.price_per_hour = r.optional_double("price_per_hour", 0).value_or(0);
   const auto sources = read_sources(r);

@@ -13,6 +13,9 @@
 //   interconnect_latency_us: 2.0       # optional, >= 0
 //   pcie_bandwidth_gb_s: 64            # required, > 0: host<->device per direction
 //   gpus_per_node: 8                   # optional, default 8
+//   internode_bandwidth_gb_s: 25       # optional, >= 0: link between nodes, per GPU per
+//                                      #   direction (8 x 200 Gb/s HDR IB = 25 GB/s per GPU)
+//   internode_latency_us: 5            # optional, >= 0
 //   compute_capability: 9.0            # optional (NVIDIA): picks the kernels an engine uses
 //   price_per_hour: 2.99               # optional, USD per GPU-hour, >= 0
 //   sources:                           # optional map: field -> citation (shipped files cite

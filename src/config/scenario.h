@@ -56,9 +56,13 @@ namespace kvsim::config {
 
 // The memory-related deployment settings, as given (names or paths unresolved).
 struct ScenarioDeployment {
-  std::string model;                      // required (by the scenario or --model)
-  std::string gpu;                        // required to simulate
-  std::int64_t tensor_parallel_size = 1;  // GPUs per replica
+  std::string model;                               // required (by the scenario or --model)
+  std::string gpu;                                 // required to simulate
+  std::int64_t tensor_parallel_size = 1;           // GPUs per pipeline stage
+  std::int64_t pipeline_parallel_size = 1;         // stages per replica (a replica: TP × PP GPUs)
+  std::optional<std::int64_t> gpus_per_node;       // replaces the GPU's (GPUs used per node)
+  std::optional<double> internode_bandwidth_gb_s;  // replaces the GPU's inter-node link
+  std::optional<double> internode_latency_us;
   double gpu_memory_utilization = 0.9;
   std::int64_t block_size = 16;
   std::int64_t max_model_len = 0;  // 0 = the model's max context

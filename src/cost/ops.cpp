@@ -223,16 +223,24 @@ Roof roof_for(const model::HardwareSpec& hardware, OpClass op, model::Dtype dtyp
       r.bandwidth = hardware.memory_bandwidth;
       break;
     }
-    case OpClass::kAllreduce:
-      r.bandwidth = hardware.interconnect_bandwidth;
-      r.extra_latency_s = 2.0 * static_cast<double>(std::max<std::int64_t>(num_gpus - 1, 0)) *
-                          hardware.interconnect_latency_s;
+    case OpClass::kAllreduce: {
+      // A ring over more GPUs than one node holds crosses the inter-node link, which bounds the
+      // whole ring (every GPU sends over its own NIC; hops pay the inter-node latency).
+      const model::Link link = model::allreduce_link(hardware, num_gpus);
+      r.bandwidth = link.bandwidth;
+      r.extra_latency_s =
+          2.0 * static_cast<double>(std::max<std::int64_t>(num_gpus - 1, 0)) * link.latency_s;
       if (num_gpus > 1 && !(r.bandwidth > 0)) {
-        throw Error(ErrorLocation{hardware.name, 0, 0, "interconnect_bandwidth"},
-                    "expected a positive interconnect bandwidth for a " + std::to_string(num_gpus) +
-                        "-GPU all-reduce");
+        throw Error(ErrorLocation{hardware.name, 0, 0, link.field},
+                    "expected a positive " + std::string(link.name) + " bandwidth for a " +
+                        std::to_string(num_gpus) + "-GPU all-reduce" +
+                        (link.internode ? " across " + std::to_string(hardware.gpus_per_node) +
+                                              "-GPU nodes (give internode_bandwidth_gb_s in the "
+                                              "hardware YAML or --internode-bandwidth-gb-s)"
+                                        : ""));
       }
       break;
+    }
     case OpClass::kMemcpy:
     case OpClass::kElementwise:
       r.bandwidth = hardware.memory_bandwidth;

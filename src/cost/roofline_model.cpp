@@ -141,7 +141,7 @@ double RooflineCostModel::Plan::run(const StepBatch& batch, OpAcc* acc) const {
     const double t = allreduce_table ? allreduce_table->lookup(message, 0.0) : -1.0;
     add(acc, kAllreduce, OpClass::kAllreduce, w, allreduces, t);
   }
-  if (g.sampling > 0) {
+  if (g.sampling > 0 && has_head) {
     add(acc, kLmHead, OpClass::kElementwise, {0.0, final_norm_bytes_per_sample * g.sampling}, 1.0,
         -1.0);
     for (const GemmTemplate& t : head_gemms) gemm(acc, t, g, 1.0);

@@ -352,7 +352,12 @@ void TemplateBuilder::add_head() {
     P_.allreduce_bytes_per_token = static_cast<double>(h_) * a;
     P_.allreduce_table = find_table(OpClass::kAllreduce, b_.act16, {{"num_gpus", p_}});
   }
-  P_.head_elementwise.push_back({kEmbed, 2.0 * static_cast<double>(h_) * a, 0});
+  // A pipeline stage runs the embedding only when it is the first, the head only when the last.
+  if (m_.holds_embedding) {
+    P_.head_elementwise.push_back({kEmbed, 2.0 * static_cast<double>(h_) * a, 0});
+  }
+  P_.has_head = m_.holds_lm_head;
+  if (!m_.holds_lm_head) return;
   P_.final_norm_bytes_per_sample = 2.0 * static_cast<double>(h_) * a;
   P_.head_gemms.push_back(gemm(kLmHead, Rows::kSampling, ceil_div(m_.vocab_size, p_), h_, 1, b_.w));
 }

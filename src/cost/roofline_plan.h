@@ -117,6 +117,7 @@ struct RooflineCostModel::Plan {
   std::vector<GemmTemplate> head_gemms;               // LM head
   std::vector<ElementwiseTemplate> head_elementwise;  // embedding gather, final norm
   double final_norm_bytes_per_sample = 0;
+  bool has_head = true;  // false on a pipeline stage other than the last (no final norm, LM head)
   double overhead_s = 0;
   double pcie_bandwidth = 0;
   TableIndex tables;

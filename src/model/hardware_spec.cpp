@@ -1,5 +1,7 @@
 #include "model/hardware_spec.h"
 
+#include <algorithm>
+
 namespace kvsim::model {
 
 std::optional<double> HardwareSpec::peak_flops_for(Dtype dtype) const {
@@ -17,6 +19,27 @@ std::optional<double> HardwareSpec::peak_flops_for(Dtype dtype) const {
     if (it != peak_flops.end() && it->second > 0) return it->second;
   }
   return std::nullopt;
+}
+
+Link intranode_link(const HardwareSpec& hardware) {
+  return Link{hardware.interconnect_bandwidth, hardware.interconnect_latency_s, false,
+              "interconnect", "interconnect_bandwidth"};
+}
+
+Link internode_link(const HardwareSpec& hardware) {
+  return Link{hardware.internode_bandwidth, hardware.internode_latency_s, true, "inter-node",
+              "internode_bandwidth"};
+}
+
+Link allreduce_link(const HardwareSpec& hardware, std::int64_t num_gpus) {
+  return num_gpus > hardware.gpus_per_node ? internode_link(hardware) : intranode_link(hardware);
+}
+
+Link stage_link(const HardwareSpec& hardware, std::int64_t tp, std::int64_t stage) {
+  const std::int64_t first = stage * tp;           // first GPU of `stage`
+  const std::int64_t last = (stage + 2) * tp - 1;  // last GPU of `stage + 1`
+  const std::int64_t per_node = std::max<std::int64_t>(hardware.gpus_per_node, 1);
+  return first / per_node == last / per_node ? intranode_link(hardware) : internode_link(hardware);
 }
 
 }  // namespace kvsim::model

@@ -30,6 +30,11 @@ struct HardwareSpec {
   double interconnect_latency_s = 0;  // per collective hop
   double pcie_bandwidth = 0;          // bytes/s host↔device per direction (swap)
   std::int64_t gpus_per_node = 8;     // largest tensor-parallel group on one fast interconnect
+  // The link between nodes (InfiniBand / RoCE / Ethernet), per GPU per direction: what a TP
+  // all-reduce larger than gpus_per_node and a pipeline-stage transfer across nodes cross.
+  // 0 = not given (pricing a cross-node collective then throws).
+  double internode_bandwidth = 0;  // bytes/s
+  double internode_latency_s = 0;  // per message / collective hop
   // CUDA compute capability (8.0 A100, 8.9 L40S/L4, 9.0 H100/H200, 10.0 B200): which kernels an
   // engine picks (model::vllm_expert_padding). 0 = not an NVIDIA GPU, or not given.
   double compute_capability = 0;
@@ -42,5 +47,22 @@ struct HardwareSpec {
   // the next wider supported type's peak. nullopt only if no peak is known at all.
   std::optional<double> peak_flops_for(Dtype dtype) const;
 };
+
+// One of a GPU's links, as a collective or a point-to-point transfer sees it.
+struct Link {
+  double bandwidth = 0;  // bytes/s per GPU per direction
+  double latency_s = 0;
+  bool internode = false;
+  const char* name = "interconnect";             // for messages: "interconnect" | "inter-node"
+  const char* field = "interconnect_bandwidth";  // the hardware field it comes from
+};
+Link intranode_link(const HardwareSpec& hardware);
+Link internode_link(const HardwareSpec& hardware);
+// The link a ring all-reduce over `num_gpus` GPUs (placed on consecutive GPUs from a node's
+// first) is bounded by: the inter-node link when the group is larger than gpus_per_node.
+Link allreduce_link(const HardwareSpec& hardware, std::int64_t num_gpus);
+// The link between pipeline stage `stage` and `stage + 1` when each stage holds `tp` consecutive
+// GPUs: inter-node when the two stages' GPUs are not all on one node.
+Link stage_link(const HardwareSpec& hardware, std::int64_t tp, std::int64_t stage);
 
 }  // namespace kvsim::model

@@ -304,8 +304,10 @@ Bytes default_activation_reserve_bytes(const ModelSpec& model, std::int64_t tp, 
       checked_add(checked_mul(4, u64(model.hidden_size), what),
                   checked_mul(u64(mlp_matrices_out), u64(ceil_div(mlp_width, tp)), what), what),
       what);
+  // Logits exist only where the LM head runs (the last pipeline stage).
+  const std::int64_t logit_rows = model.holds_lm_head ? sequences : 0;
   return checked_add(checked_mul(u64(tokens), per_token, what),
-                     checked_product({u64(sequences), u64(model.vocab_size), 4}, what), what);
+                     checked_product({u64(logit_rows), u64(model.vocab_size), 4}, what), what);
 }
 
 KvBudget kv_budget_per_gpu(const ModelSpec& model, const HardwareSpec& hardware, std::int64_t tp,

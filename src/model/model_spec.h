@@ -129,6 +129,12 @@ struct ModelSpec {
 
   Dtype weight_dtype = Dtype::kBf16;
 
+  // Pipeline parallelism (model/pipeline.h): a stage's slice of the model holds the token
+  // embeddings only on the first stage and the final norm and LM head only on the last. A whole
+  // model holds both.
+  bool holds_embedding = true;
+  bool holds_lm_head = true;
+
   // Fixed per-sequence state of kNoKvCache layers that are SSMs (bytes per sequence, summed over
   // those layers, in weight_dtype); 0 for pure transformers.
   std::uint64_t ssm_state_bytes_per_sequence = 0;

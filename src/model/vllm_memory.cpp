@@ -60,6 +60,7 @@ Bytes vllm_forward_peak_bytes(const ModelSpec& model, std::int64_t tp, std::int6
 
 Bytes vllm_sampler_peak_bytes(const ModelSpec& model, std::int64_t sequences) {
   const Bytes act_bytes = u64(bits_per_element(activation_dtype(model))) / 8;
+  if (!model.holds_lm_head) return 0;  // a pipeline stage before the last samples nothing
   return u64(sequences) * u64(model.vocab_size) * (act_bytes + 4 + 4);
 }
 

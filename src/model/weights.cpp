@@ -58,11 +58,18 @@ class TensorWalker {
 
   void run() {
     // Embeddings (vocabulary-parallel) and learned positions (replicated).
-    sharded(Part::kEmbedding, mul({u64(m.vocab_size), h}));
-    if (m.learned_positions) replicated(Part::kEmbedding, mul({u64(m.max_context), h}));
+    // A pipeline stage holds the embeddings on the first stage, the final norm and the LM head on
+    // the last; a tied head on a last stage without the embeddings is its own copy (vLLM).
+    if (m.holds_embedding) {
+      sharded(Part::kEmbedding, mul({u64(m.vocab_size), h}));
+      if (m.learned_positions) replicated(Part::kEmbedding, mul({u64(m.max_context), h}));
+    }
     for (std::int64_t layer = 0; layer < m.num_layers; ++layer) decoder_layer(layer);
+    if (!m.holds_lm_head) return;
     norm(Part::kNorms, h);  // final norm
-    if (!m.tie_word_embeddings) sharded(Part::kLmHead, mul({u64(m.vocab_size), h}));
+    if (!m.tie_word_embeddings || !m.holds_embedding) {
+      sharded(Part::kLmHead, mul({u64(m.vocab_size), h}));
+    }
   }
 
  private:

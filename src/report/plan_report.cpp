@@ -49,6 +49,7 @@ std::string axis_text(const Json& axes, const std::string& path, const char* mis
 // A short column header for an axis path.
 std::string axis_header(const std::string& path) {
   static const std::map<std::string, std::string> aliases = {{"tensor_parallel_size", "TP"},
+                                                             {"pipeline_parallel_size", "PP"},
                                                              {"serving.replicas", "replicas"},
                                                              {"kv_cache_dtype", "KV dtype"},
                                                              {"block_size", "block"},

@@ -21,12 +21,42 @@ ServingMemoryInputs serving_memory_inputs(const run::Deployment& d) {
   return s;
 }
 
+namespace {
+
+Json link_json(const model::Link& link) {
+  return Json{{"kind", link.internode ? "internode" : "interconnect"},
+              {"bandwidth_bytes_per_s", link.bandwidth},
+              {"latency_s", link.latency_s}};
+}
+
+}  // namespace
+
+void add_parallel_links_json(Json& serving, const run::Deployment& d) {
+  const std::int64_t tp = d.tensor_parallel_size;
+  const std::int64_t pp = d.pipeline_parallel_size;
+  if (!d.hardware || (pp == 1 && tp <= d.hardware->gpus_per_node)) return;
+  const model::HardwareSpec& hw = *d.hardware;
+  serving["pipeline_parallel_size"] = pp;
+  serving["gpus_per_replica"] = tp * pp;
+  serving["gpus_per_node"] = hw.gpus_per_node;
+  Json links = Json::object();
+  if (tp > 1) links["tensor_parallel_allreduce"] = link_json(model::allreduce_link(hw, tp));
+  if (pp > 1) {
+    Json stages = Json::array();
+    for (std::int64_t s = 0; s + 1 < pp; ++s)
+      stages.push_back(link_json(model::stage_link(hw, tp, s)));
+    links["pipeline_stage_transfers"] = stages;
+  }
+  serving["links"] = links;
+}
+
 Json serving_inputs_json(const run::ResolvedScenario& s) {
   Json serving = serving_json(serving_memory_inputs(s.deployment));
   serving["allocator"] = std::string(memory::allocator_kind_name(s.allocator));
   serving["placement"] = std::string(memory::placement_name(s.placement));
   serving["watermark"] = s.watermark;
   add_sim_serving_json(serving, s.sim);
+  add_parallel_links_json(serving, s.deployment);
   if (s.cost.kind == cost::CostModelKind::kLinear) {
     // The scenario file's own keys and units (cost_model: {kind: linear, base_us: ...}).
     const cost::LinearCostParams& p = s.cost.linear;
@@ -56,6 +86,10 @@ std::string deployment_label(const run::ResolvedScenario& s) {
   const run::Deployment& d = s.deployment;
   std::string gpu = d.hardware ? d.hardware->name : "?";
   std::string out = std::to_string(d.tensor_parallel_size) + " × " + gpu + " per replica";
+  if (d.pipeline_parallel_size > 1) {
+    out = std::to_string(d.tensor_parallel_size) + " × " + gpu + " × " +
+          std::to_string(d.pipeline_parallel_size) + " pipeline stages per replica";
+  }
   if (s.sim.num_replicas > 1) out += ", " + std::to_string(s.sim.num_replicas) + " replicas";
   out += "; " + std::string(memory::allocator_kind_name(s.allocator)) + " allocator, " +
          std::string(sim::scheduler_name(s.sim.scheduler.kind)) + " scheduler";

@@ -19,6 +19,10 @@ ServingMemoryInputs serving_memory_inputs(const run::Deployment& deployment);
 
 // inputs.serving: memory settings, allocator, placement, watermark, the simulator's settings and
 // the cost model (in the scenario file's keys and units).
+// Pipeline parallelism or a TP group wider than a node: adds pipeline_parallel_size,
+// gpus_per_replica, gpus_per_node and links{tensor_parallel_allreduce{kind, bandwidth_bytes_per_s,
+// latency_s}, pipeline_stage_transfers[...]}: the links the step times price. Nothing otherwise.
+void add_parallel_links_json(Json& serving, const run::Deployment& d);
 Json serving_inputs_json(const run::ResolvedScenario& scenario);
 
 // {model, hardware, serving, workload, seed}. The scenario's GPU is required.

@@ -7,6 +7,7 @@
 #include "common/strings.h"
 #include "config/catalog.h"
 #include "config/settings.h"
+#include "model/pipeline.h"
 #include "model/vllm_memory.h"
 
 namespace kvsim::run {
@@ -69,11 +70,24 @@ Deployment resolve_deployment(const config::ScenarioDeployment& given, GpuRequir
   }
   Deployment d;
   d.model = config::load_model(given.model);
-  if (!given.gpu.empty()) d.hardware = config::load_hardware(given.gpu);
+  if (!given.gpu.empty()) {
+    d.hardware = config::load_hardware(given.gpu);
+    if (given.gpus_per_node) d.hardware->gpus_per_node = *given.gpus_per_node;
+    if (given.internode_bandwidth_gb_s) {
+      d.hardware->internode_bandwidth = *given.internode_bandwidth_gb_s * 1e9;
+    }
+    if (given.internode_latency_us)
+      d.hardware->internode_latency_s = *given.internode_latency_us * 1e-6;
+  }
   d.tensor_parallel_size = given.tensor_parallel_size;
   if (const std::string p = model::tensor_parallel_problem(d.model, d.tensor_parallel_size);
       !p.empty()) {
     throw flag_error("--tensor-parallel-size", p);
+  }
+  d.pipeline_parallel_size = given.pipeline_parallel_size;
+  if (const std::string p = model::pipeline_parallel_problem(d.model, d.pipeline_parallel_size);
+      !p.empty()) {
+    throw flag_error("--pipeline-parallel-size", p);
   }
   d.gpu_memory_utilization = given.gpu_memory_utilization;
   d.block_size = given.block_size;
@@ -116,6 +130,7 @@ sim::DeploymentInputs ResolvedScenario::deployment_inputs() const {
   in.model = &deployment.model;
   in.hardware = deployment.hardware_or_null();
   in.tensor_parallel_size = deployment.tensor_parallel_size;
+  in.pipeline_parallel_size = deployment.pipeline_parallel_size;
   in.kv_format = deployment.kv_format;
   in.budget =
       deployment.budget_options(sim.scheduler.max_num_batched_tokens, sim.scheduler.max_num_seqs);

@@ -35,6 +35,7 @@ struct Deployment {
   model::ModelSpec model;
   std::optional<model::HardwareSpec> hardware;  // absent when no GPU was given (kOptional)
   std::int64_t tensor_parallel_size = 1;
+  std::int64_t pipeline_parallel_size = 1;  // checked against the model's layers
   double gpu_memory_utilization = 0.9;
   std::int64_t block_size = 16;
   std::int64_t max_model_len = 0;                 // resolved: never 0
@@ -60,9 +61,10 @@ struct Deployment {
 
 // Loads the model and GPU (config::load_model / load_hardware) of a deployment whose values the
 // settings table has already range-checked, and checks what needs the model: tp valid for it
-// (field --tensor-parallel-size), max_model_len <= its max_context (field --max-model-len), the
-// KV format. Throws kvsim::Error naming the flag; "--gpu: missing required flag" when kRequired
-// and absent; "--model: missing required flag" without a model.
+// (field --tensor-parallel-size), pp at most its layers (--pipeline-parallel-size); the
+// --internode-* overrides replace the GPU's inter-node link; max_model_len <= its max_context
+// (field --max-model-len), the KV format. Throws kvsim::Error naming the flag; "--gpu: missing
+// required flag" when kRequired and absent; "--model: missing required flag" without a model.
 Deployment resolve_deployment(const config::ScenarioDeployment& deployment, GpuRequirement gpu);
 
 // Everything one simulation needs, typed and checked.

@@ -2,6 +2,8 @@
 
 #include <memory>
 
+#include "model/pipeline.h"
+
 namespace kvsim::run {
 
 RunResult run(const ResolvedScenario& scenario, sim::SimObserver* observer) {
@@ -13,9 +15,21 @@ RunResult run(const ResolvedScenario& scenario, sim::SimObserver* observer) {
   out.result = sim::simulate(setup, *reader, observer);
   out.reader_stats = reader->stats();
   out.reader_description = reader->describe();
-  out.replica_capacity_bytes = built.allocator_options().capacity_bytes;
-  out.kv = scenario.deployment.kv_analysis(scenario.sim.scheduler.max_num_batched_tokens,
-                                           scenario.sim.scheduler.max_num_seqs);
+  const Deployment& d = scenario.deployment;
+  const std::int64_t pp = d.pipeline_parallel_size;
+  // With pipeline stages, the pp virtual engines share one GPU's cache: the KV analysis is the
+  // GPU of the stage that sizes it (its slice of the model).
+  out.replica_capacity_bytes = built.allocator_options().capacity_bytes * static_cast<Bytes>(pp);
+  Deployment kv_gpu = pp == 1 ? Deployment{} : d;
+  if (pp > 1) {
+    const auto stages = model::pipeline_stages(d.model.num_layers, pp);
+    kv_gpu.model =
+        model::stage_model(d.model, stages[static_cast<std::size_t>(built.kv_stage())], pp);
+    kv_gpu.pipeline_parallel_size = 1;
+  }
+  out.kv = (pp == 1 ? d : kv_gpu)
+               .kv_analysis(scenario.sim.scheduler.max_num_batched_tokens,
+                            scenario.sim.scheduler.max_num_seqs);
   return out;
 }
 

@@ -1,10 +1,12 @@
 #include "sim/deployment.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "common/assert.h"
 #include "common/error.h"
 #include "common/format.h"
+#include "model/pipeline.h"
 
 namespace kvsim::sim {
 namespace {
@@ -13,12 +15,66 @@ Error deployment_error(const std::string& field, const std::string& message) {
   return Error(ErrorLocation{"", 0, 0, field}, message);
 }
 
-// The allocator settings that come from the serving options, not the deployment.
-void set_serving_options(memory::AllocatorOptions& a, const SimOptions& options) {
+// The allocator settings that come from the serving options, not the deployment. Each of `engines`
+// virtual engines (pipeline parallelism) gets its share of the swap space (vLLM V0:
+// num_cpu_blocks //= pipeline_parallel_size).
+void set_serving_options(memory::AllocatorOptions& a, const SimOptions& options,
+                         std::int64_t engines) {
   a.enable_prefix_caching = options.enable_prefix_caching;
   a.cpu_swap_bytes = options.scheduler.preemption == PreemptionMode::kSwap
-                         ? options.scheduler.swap_space_bytes
+                         ? options.scheduler.swap_space_bytes / static_cast<Bytes>(engines)
                          : 0;
+}
+
+// The "does not fit" error of stage `stage` of `pp` (the whole model when pp == 1).
+Error does_not_fit(const DeploymentInputs& in, const model::KvBudget& b, std::int64_t stage) {
+  const model::ModelSpec& m = *in.model;
+  const model::HardwareSpec& hw = *in.hardware;
+  const std::int64_t tp = in.tensor_parallel_size;
+  const std::int64_t pp = in.pipeline_parallel_size;
+  const auto min_tp =
+      model::min_tensor_parallel_to_fit(m, hw, in.budget, std::max<std::int64_t>(64, tp));
+  const std::string advice =
+      pp == 1 && min_tp && *min_tp > tp
+          ? "it needs --tensor-parallel-size " + std::to_string(*min_tp) + " or more"
+          : "use a GPU with more memory or smaller weights (--gpu, the model's weight dtype)" +
+                std::string(pp > 1 ? ", or more tensor or pipeline parallelism" : "");
+  const std::string where = pp == 1 ? ""
+                                    : " × pipeline parallel size " + std::to_string(pp) +
+                                          " (stage " + std::to_string(stage) + ")";
+  return deployment_error(
+      "--gpu", m.name + " does not fit " + hw.name + " at tensor parallel size " +
+                   std::to_string(tp) + where + ": weights " + human_bytes(b.weights_bytes) +
+                   " + activations " + human_bytes(b.activation_reserve_bytes) + " + runtime " +
+                   human_bytes(b.runtime_overhead_bytes) + " per GPU exceed " +
+                   human_bytes(b.usable_bytes) + " usable (" + human_bytes(b.memory_bytes) + " × " +
+                   fixed(b.gpu_memory_utilization, 2) + ") by " + human_bytes(b.shortfall_bytes) +
+                   "; " + advice);
+}
+
+struct StageSizing {
+  model::ModelSpec model;
+  model::KvBudget budget;
+  model::KvCapacity capacity;
+};
+
+// The stage whose GPU holds the fewest KV blocks (the first of equals); with pp == 1 the model.
+StageSizing size_kv_stage(const DeploymentInputs& in, std::int64_t* index) {
+  const std::int64_t pp = in.pipeline_parallel_size;
+  std::optional<StageSizing> worst;
+  for (const model::PipelineStage& st : model::pipeline_stages(in.model->num_layers, pp)) {
+    StageSizing s;
+    s.model = model::stage_model(*in.model, st, pp);
+    s.budget = model::kv_budget_per_gpu(s.model, *in.hardware, in.tensor_parallel_size, in.budget);
+    if (!s.budget.fits) throw does_not_fit(in, s.budget, st.index);
+    s.capacity = model::kv_capacity(s.model, in.kv_format, in.tensor_parallel_size,
+                                    s.budget.kv_budget_bytes, in.block_size, in.max_model_len);
+    if (!worst || s.capacity.num_blocks < worst->capacity.num_blocks) {
+      worst = std::move(s);
+      *index = st.index;
+    }
+  }
+  return std::move(*worst);
 }
 
 }  // namespace
@@ -26,46 +82,38 @@ void set_serving_options(memory::AllocatorOptions& a, const SimOptions& options)
 BuiltDeployment build_deployment(const DeploymentInputs& in, const SimOptions& options) {
   KVSIM_ASSERT(in.model != nullptr && in.hardware != nullptr, "a model and a GPU");
   KVSIM_ASSERT(in.max_model_len > 0, "max_model_len is resolved");
-  const model::ModelSpec& m = *in.model;
   const model::HardwareSpec& hw = *in.hardware;
   const std::int64_t tp = in.tensor_parallel_size;
+  const std::int64_t pp = in.pipeline_parallel_size;
+  KVSIM_ASSERT(pp >= 1, "pipeline parallel size is resolved");
 
   BuiltDeployment d;
   d.block_size_ = in.block_size;
   d.max_model_len_ = in.max_model_len;
-  d.budget_ = model::kv_budget_per_gpu(m, hw, tp, in.budget);
+  d.engines_ = pp;
+  const StageSizing stage = size_kv_stage(in, &d.kv_stage_);
+  const model::ModelSpec& m = stage.model;
+  d.budget_ = stage.budget;
+  d.capacity_ = stage.capacity;
   const model::KvBudget& b = d.budget_;
-  if (!b.fits) {
-    const auto min_tp =
-        model::min_tensor_parallel_to_fit(m, hw, in.budget, std::max<std::int64_t>(64, tp));
-    const std::string advice =
-        min_tp && *min_tp > tp
-            ? "it needs --tensor-parallel-size " + std::to_string(*min_tp) + " or more"
-            : "use a GPU with more memory or smaller weights (--gpu, the model's weight dtype)";
-    throw deployment_error(
-        "--gpu", m.name + " does not fit " + hw.name + " at tensor parallel size " +
-                     std::to_string(tp) + ": weights " + human_bytes(b.weights_bytes) +
-                     " + activations " + human_bytes(b.activation_reserve_bytes) + " + runtime " +
-                     human_bytes(b.runtime_overhead_bytes) + " per GPU exceed " +
-                     human_bytes(b.usable_bytes) + " usable (" + human_bytes(b.memory_bytes) +
-                     " × " + fixed(b.gpu_memory_utilization, 2) + ") by " +
-                     human_bytes(b.shortfall_bytes) + "; " + advice);
-  }
-  d.capacity_ =
-      model::kv_capacity(m, in.kv_format, tp, b.kv_budget_bytes, in.block_size, in.max_model_len);
-  if (d.capacity_.max_concurrent_sequences < 1) {
+  // One virtual engine's share of the cache (all of it without pipeline parallelism).
+  const Bytes engine_bytes = b.kv_budget_bytes / static_cast<Bytes>(pp);
+  const model::KvCapacity engine = pp == 1 ? d.capacity_
+                                           : model::kv_capacity(m, in.kv_format, tp, engine_bytes,
+                                                                in.block_size, in.max_model_len);
+  if (engine.max_concurrent_sequences < 1) {
     throw deployment_error(
         "--max-model-len",
-        "the KV cache of one replica (" + human_bytes(b.kv_budget_bytes) + " per GPU, " +
-            with_commas(d.capacity_.max_cached_tokens) + " tokens) cannot hold one sequence of " +
-            with_commas(in.max_model_len) +
+        "the KV cache of one " + std::string(pp == 1 ? "replica" : "virtual engine") + " (" +
+            human_bytes(engine_bytes) + " per GPU, " + with_commas(engine.max_cached_tokens) +
+            " tokens) cannot hold one sequence of " + with_commas(in.max_model_len) +
             " tokens; lower --max-model-len, or raise --gpu-memory-utilization or "
             "--tensor-parallel-size");
   }
 
   memory::AllocatorOptions& a = d.allocator_;
   a.kind = in.allocator;
-  a.capacity_bytes = b.kv_budget_bytes;
+  a.capacity_bytes = engine_bytes;
   a.bytes_per_slot = d.capacity_.bytes_per_token;
   const std::vector<model::KvGroup> groups = model::kv_groups(m, in.kv_format, tp);
   const bool hybrid = groups.size() > 1 ||
@@ -79,13 +127,18 @@ BuiltDeployment build_deployment(const DeploymentInputs& in, const SimOptions& o
   a.watermark = in.watermark;
   a.placement = in.placement;
   a.max_seq_len = in.max_model_len;
-  set_serving_options(a, options);
+  set_serving_options(a, options, pp);
   memory::validate_allocator_options(a);  // now, before any run
 
   cost::CostModelConfig cost = in.cost;
   cost.roofline.tensor_parallel_size = tp;
   cost.roofline.kv_dtype = in.kv_format.dtype;
-  d.cost_model_ = cost::make_cost_model(m, hw, cost);
+  if (pp == 1) {
+    d.cost_model_ = cost::make_cost_model(*in.model, hw, cost);
+  } else {
+    d.pipeline_ = cost::make_pipeline_cost_model(*in.model, hw, cost, pp);
+    d.cost_model_ = d.pipeline_;
+  }
   return d;
 }
 
@@ -95,8 +148,9 @@ SimSetup BuiltDeployment::setup(SimOptions options) const {
   SimSetup s;
   s.options = options;
   s.cost_model = cost_model_.get();
+  s.pipeline = pipeline_.get();
   memory::AllocatorOptions alloc = allocator_;
-  set_serving_options(alloc, options);
+  set_serving_options(alloc, options, engines_);
   s.make_allocator = [alloc] { return memory::make_allocator(alloc); };
   return s;
 }

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cost/cost_model.h"
+#include "cost/pipeline_model.h"
 #include "memory/allocator.h"
 #include "model/hardware_spec.h"
 #include "model/kv_math.h"
@@ -19,6 +20,7 @@ struct DeploymentInputs {
   const model::ModelSpec* model = nullptr;        // required
   const model::HardwareSpec* hardware = nullptr;  // required
   std::int64_t tensor_parallel_size = 1;
+  std::int64_t pipeline_parallel_size = 1;  // stages; a replica holds TP × PP GPUs
   model::KvFormat kv_format;
   model::MemoryBudgetOptions budget;  // gpu_memory_utilization and reserves
   std::int64_t block_size = 16;
@@ -37,6 +39,10 @@ class BuiltDeployment {
   const model::KvCapacity& capacity() const { return capacity_; }
   const memory::AllocatorOptions& allocator_options() const { return allocator_; }
   const cost::CostModel& cost_model() const { return *cost_model_; }
+  // Pipeline parallelism: the stage that sizes the KV cache (fewest blocks, the first of equals;
+  // budget() and capacity() are its GPU's) and the stages' cost model (null with one stage).
+  std::int64_t kv_stage() const { return kv_stage_; }
+  const cost::PipelineCostModel* pipeline() const { return pipeline_.get(); }
 
   // The simulator's setup for `options`: its block_size and max_model_len are set from the
   // deployment, the allocators' prefix caching and swap space from `options`. The returned setup
@@ -52,9 +58,16 @@ class BuiltDeployment {
   std::int64_t block_size_ = 16;
   std::int64_t max_model_len_ = 0;
   std::shared_ptr<const cost::CostModel> cost_model_;
+  std::shared_ptr<const cost::PipelineCostModel> pipeline_;
+  std::int64_t kv_stage_ = 0;
+  std::int64_t engines_ = 1;  // virtual engines per replica (pipeline stages)
 };
 
-// Sizes everything. Throws kvsim::Error when the model does not fit the GPU ("does not fit",
+// Sizes everything. With pipeline parallelism each stage's GPU holds its slice of the model
+// (model/pipeline.h): weights and KV of its layers only; vLLM takes the fewest blocks of any
+// worker, so the stage with the fewest sizes the cache, and each of the pp virtual engines gets
+// 1/pp of it (vLLM V0: num_gpu_blocks //= pipeline_parallel_size per scheduler).
+// Throws kvsim::Error when the model does not fit the GPU ("does not fit",
 // with the weights, reserves and shortfall), when one replica's KV cache cannot hold a single
 // sequence of max_model_len tokens, or when an allocator or cost-model option is invalid.
 // `options` supplies the allocator settings that belong to serving (prefix caching, swap space).

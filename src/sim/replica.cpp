@@ -3,17 +3,19 @@
 #include <algorithm>
 
 #include "common/assert.h"
+#include "sim/pipeline_clock.h"
 #include "sim/scheduler.h"
 
 namespace kvsim::sim {
 
 Replica::Replica(std::uint32_t index, const SimOptions& options,
                  std::unique_ptr<memory::Allocator> allocator, const cost::CostModel& cost_model,
-                 Context context)
+                 Context context, PipelineClock* pipeline)
     : index_(index),
       options_(options),
       allocator_(std::move(allocator)),
       cost_model_(&cost_model),
+      pipeline_(pipeline),
       scheduler_(make_scheduler(options.scheduler)),
       ctx_(context) {
   KVSIM_ASSERT(allocator_ != nullptr, "a replica has an allocator");
@@ -145,7 +147,9 @@ std::optional<TimeNs> Replica::start_step(TimeNs now) {
   const cost::StepBatch& batch = plan_.build_batch([this](const StepItem& item) {
     return item.context_tokens + item.num_tokens == request(item.request).prefill_target;
   });
-  const TimeNs compute_ns = cost_model_->step_time(batch);
+  // A pipeline books the batch on its stages after the swap-out copy (sim/pipeline_clock.h).
+  const TimeNs compute_ns = pipeline_ ? pipeline_->run(now + swap_out_ns, batch) - now - swap_out_ns
+                                      : cost_model_->step_time(batch);
   KVSIM_ASSERT(compute_ns >= 0, "step times are non-negative");
   // At least 1 ns so that simulated time always moves forward.
   const TimeNs step_ns = std::max<TimeNs>(1, compute_ns + swap_out_ns);

@@ -33,6 +33,7 @@
 namespace kvsim::sim {
 
 class Scheduler;
+class PipelineClock;
 
 // Receives requests as they end (finished or rejected); owned by the simulator.
 class RequestSink {
@@ -63,9 +64,11 @@ class Replica {
     RequestSink* sink = nullptr;
   };
 
+  // `pipeline` (pipeline parallelism): the stages this replica, one virtual engine, shares with
+  // its sibling engines; its steps are booked there instead of taking cost_model's step time.
   Replica(std::uint32_t index, const SimOptions& options,
           std::unique_ptr<memory::Allocator> allocator, const cost::CostModel& cost_model,
-          Context context);
+          Context context, PipelineClock* pipeline = nullptr);
   ~Replica();
   Replica(const Replica&) = delete;
   Replica& operator=(const Replica&) = delete;
@@ -182,6 +185,7 @@ class Replica {
   const SimOptions& options_;
   std::unique_ptr<memory::Allocator> allocator_;
   const cost::CostModel* cost_model_;
+  PipelineClock* pipeline_ = nullptr;
   std::unique_ptr<Scheduler> scheduler_;
   Context ctx_;
 

@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/rng.h"
 #include "sim/event_queue.h"
+#include "sim/pipeline_clock.h"
 #include "sim/replica.h"
 #include "sim/router.h"
 
@@ -101,6 +102,9 @@ class Simulator final : public RequestSink {
   void schedule_next();
   void send_held();  // a client is free: the held request goes out at max(its time, now_)
   void mark(std::uint32_t replica);
+  // The engine of replica `group` a new request joins: with virtual engines (pipeline
+  // parallelism), the one with the fewest unfinished requests (the lowest of equals), as vLLM V0.
+  std::uint32_t engine_for(std::uint32_t group) const;
   TimelinePoint current_state() const;
 
   const SimSetup& setup_;
@@ -110,7 +114,10 @@ class Simulator final : public RequestSink {
   Metrics metrics_;
   RequestPool pool_;
   EventQueue events_;
+  // One per engine: num_replicas × engines_, replica r's engines at [r × engines_, ...).
   std::vector<std::unique_ptr<Replica>> replicas_;
+  std::int64_t engines_ = 1;  // virtual engines per replica (its pipeline stages)
+  std::vector<std::unique_ptr<PipelineClock>> clocks_;  // one per replica with a pipeline
   std::unique_ptr<Router> router_;
   std::vector<ReplicaLoad> loads_;
   std::vector<std::uint32_t> dirty_;
@@ -166,7 +173,22 @@ void Simulator::on_arrival(TimeNs now) {
   if (opts_.enable_prefix_caching) expand_prefix_blocks(next_, opts_.block_size, r.block_ids);
   ++metrics_.arrived;
   std::uint32_t target = 0;
-  if (replicas_.size() > 1) {
+  if (engines_ > 1) {
+    if (loads_.size() > 1) {
+      for (std::size_t g = 0; g < loads_.size(); ++g) {
+        ReplicaLoad load;
+        for (std::int64_t e = 0; e < engines_; ++e) {
+          const Replica& rep =
+              *replicas_[g * static_cast<std::size_t>(engines_) + static_cast<std::size_t>(e)];
+          load.outstanding += rep.num_outstanding();
+          load.kv_usage += rep.kv_usage() / static_cast<double>(engines_);
+        }
+        loads_[g] = load;
+      }
+      target = router_->route(next_, loads_);
+    }
+    target = engine_for(target);
+  } else if (replicas_.size() > 1) {
     for (std::size_t i = 0; i < replicas_.size(); ++i) {
       loads_[i] = ReplicaLoad{replicas_[i]->num_outstanding(), replicas_[i]->kv_usage()};
     }
@@ -202,6 +224,15 @@ void Simulator::send_held() {
   events_.push(next_.arrival_ns, EventKind::kArrival);
 }
 
+std::uint32_t Simulator::engine_for(std::uint32_t group) const {
+  const auto first = static_cast<std::uint32_t>(group * engines_);
+  std::uint32_t best = first;
+  for (std::uint32_t i = first + 1; i < first + engines_; ++i) {
+    if (replicas_[i]->num_outstanding() < replicas_[best]->num_outstanding()) best = i;
+  }
+  return best;
+}
+
 TimelinePoint Simulator::current_state() const {
   TimelinePoint p;
   memory::ByteAccounting sum;
@@ -215,7 +246,7 @@ TimelinePoint Simulator::current_state() const {
     sum.external_fragmentation += a.external_fragmentation;
     sum.free += a.free;
   }
-  const auto n = static_cast<Bytes>(replicas_.size());
+  const auto n = static_cast<Bytes>(opts_.num_replicas);  // a replica's engines share its GPUs
   p.used_bytes = sum.used() / n;
   p.reserved_bytes = sum.reservation / n;
   p.free_bytes = (sum.free + sum.external_fragmentation) / n;
@@ -227,13 +258,20 @@ TimelinePoint Simulator::current_state() const {
 
 void Simulator::build_replicas() {
   const Replica::Context ctx{&pool_, &metrics_, &events_, this};
-  for (std::int64_t i = 0; i < opts_.num_replicas; ++i) {
-    replicas_.push_back(std::make_unique<Replica>(
-        static_cast<std::uint32_t>(i), opts_, setup_.make_allocator(), *setup_.cost_model, ctx));
+  engines_ = setup_.pipeline ? setup_.pipeline->num_stages() : 1;
+  for (std::int64_t i = 0; i < opts_.num_replicas * engines_; ++i) {
+    PipelineClock* clock = nullptr;
+    if (setup_.pipeline) {
+      if (i % engines_ == 0) clocks_.push_back(std::make_unique<PipelineClock>(*setup_.pipeline));
+      clock = clocks_.back().get();
+    }
+    replicas_.push_back(std::make_unique<Replica>(static_cast<std::uint32_t>(i), opts_,
+                                                  setup_.make_allocator(), *setup_.cost_model, ctx,
+                                                  clock));
   }
-  const std::int64_t capacity = replicas_.front()->capacity_slots();
+  const std::int64_t capacity = replicas_.front()->capacity_slots() * engines_;
   router_ = std::make_unique<Router>(opts_.router, opts_.num_replicas, capacity);
-  loads_.resize(replicas_.size());
+  loads_.resize(static_cast<std::size_t>(opts_.num_replicas));
   is_dirty_.assign(replicas_.size(), 0);
 }
 
@@ -299,9 +337,12 @@ void Simulator::count_unfinished(SimResult& result, TimeNs end, bool hit_limit) 
 
 void Simulator::collect_replicas(SimResult& result) const {
   result.num_replicas = opts_.num_replicas;
-  result.capacity_slots = replicas_.front()->capacity_slots();
+  // A replica's engines (pipeline parallelism) together hold its GPUs' KV cache.
+  result.capacity_slots = replicas_.front()->capacity_slots() * engines_;
   result.bytes_per_slot = replicas_.front()->bytes_per_slot();
-  result.capacity_bytes = replicas_.front()->accounting().capacity;
+  result.capacity_bytes = replicas_.front()->accounting().capacity * static_cast<Bytes>(engines_);
+  Bytes group_peak = 0;
+  std::int64_t group_completed = 0;
   ReplicaIntegrals sum;
   memory::TimeWeightedAccounting::Int128 ts = 0, rs = 0, in = 0, ex = 0, fr = 0;
   for (const auto& rep : replicas_) {
@@ -315,10 +356,18 @@ void Simulator::collect_replicas(SimResult& result) const {
     in += mt.internal_fragmentation_integral();
     ex += mt.external_fragmentation_integral();
     fr += mt.free_integral();
-    result.peak_used_bytes = std::max(result.peak_used_bytes, mt.peak_used_bytes());
+    // Per replica: its engines' completions summed, their peaks summed (an upper bound on the
+    // replica's peak when they peak apart); the largest batch and queue of any one engine.
+    group_peak += mt.peak_used_bytes();
+    group_completed += rep->num_completed();
+    if ((rep->index() + 1) % engines_ == 0) {
+      result.peak_used_bytes = std::max(result.peak_used_bytes, group_peak);
+      result.completed_per_replica.push_back(group_completed);
+      group_peak = 0;
+      group_completed = 0;
+    }
     result.max_running = std::max(result.max_running, rep->max_running());
     result.max_waiting = std::max(result.max_waiting, rep->max_waiting());
-    result.completed_per_replica.push_back(rep->num_completed());
     const memory::PrefixCacheStats pc = rep->allocator_stats().prefix_cache;
     result.prefix_query_tokens += pc.query_tokens;
     result.prefix_hit_tokens += pc.hit_tokens;
@@ -334,8 +383,10 @@ void Simulator::collect_replicas(SimResult& result) const {
     result.fraction.free = 1.0;
   }
   if (sum.elapsed > 0) {
-    result.mean_running = static_cast<double>(sum.running) / static_cast<double>(sum.elapsed);
-    result.mean_waiting = static_cast<double>(sum.waiting) / static_cast<double>(sum.elapsed);
+    // Per replica: every engine's elapsed time is the replica's.
+    const double elapsed = static_cast<double>(sum.elapsed) / static_cast<double>(engines_);
+    result.mean_running = static_cast<double>(sum.running) / elapsed;
+    result.mean_waiting = static_cast<double>(sum.waiting) / elapsed;
   }
   result.num_prefix_routed = router_->num_prefix_routed();
 }

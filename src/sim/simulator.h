@@ -17,6 +17,7 @@
 
 #include "common/units.h"
 #include "cost/cost_model.h"
+#include "cost/pipeline_model.h"
 #include "memory/allocator.h"
 #include "sim/metrics.h"
 #include "sim/options.h"
@@ -31,6 +32,10 @@ struct SimSetup {
   std::function<std::unique_ptr<memory::Allocator>()> make_allocator;
   // Step times, shared by every replica. Must outlive the run.
   const cost::CostModel* cost_model = nullptr;
+  // Pipeline parallelism (pp > 1): the same model as cost_model, by stage. Each replica then runs
+  // one virtual engine per stage (vLLM V0's virtual engines: own scheduler, 1/pp of the KV
+  // blocks) whose steps share the stages (sim/pipeline_clock.h). Null: one engine per replica.
+  const cost::PipelineCostModel* pipeline = nullptr;
 };
 
 struct SimProgress {

@@ -73,7 +73,12 @@ TEST_CASE("Bad deployments are rejected with a clear error", "[cost]") {
   CHECK_THROWS_WITH(cost::RooflineCostModel(test::llama3_70b(), hw, o),
                     Catch::Contains("interconnect"));
   o.tensor_parallel_size = 16;  // more GPUs than KV heads: KV heads are replicated
-  CHECK_NOTHROW(cost::RooflineCostModel(test::llama3_70b(), test::h100_sxm(), o));
+  // ... and more than an 8-GPU node: priced on the inter-node link, an error without one.
+  CHECK_THROWS_WITH(cost::RooflineCostModel(test::llama3_70b(), test::h100_sxm(), o),
+                    Catch::Contains("internode_bandwidth"));
+  hw = test::h100_sxm();
+  hw.internode_bandwidth = 50e9;
+  CHECK_NOTHROW(cost::RooflineCostModel(test::llama3_70b(), hw, o));
 }
 
 TEST_CASE("Hybrid blocks: Mamba mixers, attention-only and MLP-only blocks", "[cost]") {
