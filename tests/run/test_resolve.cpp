@@ -60,7 +60,7 @@ TEST_CASE("run::run returns the simulation with its reader stats and KV analysis
   CHECK(out.kv.bytes_per_token > 0);
 }
 
-TEST_CASE("--quantization: auto keeps the config's, another method wins with one warning",
+TEST_CASE("The quantization flag: auto keeps the config's, another method wins with one warning",
           "[run][quant]") {
   const std::string dir = kvsim::test::temp_dir();
   const std::string path = kvsim::test::write_temp_file(dir, "config.json", R"({
