@@ -15,7 +15,8 @@ using model::ScaleLayout;
 
 const std::vector<std::string>& known_methods() {
   static const std::vector<std::string> kMethods = {
-      "fp8", "fbgemm_fp8", "awq", "gptq", "compressed-tensors", "modelopt", "modelopt_fp4", "mxfp4"};
+      "fp8",      "fbgemm_fp8",   "awq",  "gptq", "compressed-tensors",
+      "modelopt", "modelopt_fp4", "mxfp4"};
   return kMethods;
 }
 
@@ -24,7 +25,8 @@ std::vector<std::string> string_list(const JsonReader& r, const std::string& key
   std::vector<std::string> out;
   const Json* v = r.optional_value(key);
   if (v == nullptr) return out;
-  if (!v->is_array()) throw r.error(key, "expected a list of module names, got " + describe_json(*v));
+  if (!v->is_array())
+    throw r.error(key, "expected a list of module names, got " + describe_json(*v));
   for (const Json& item : *v) {
     if (!item.is_string()) {
       throw r.error(key, "expected a list of module names, got an item " + describe_json(item));
@@ -35,7 +37,8 @@ std::vector<std::string> string_list(const JsonReader& r, const std::string& key
 }
 
 void read_not_converted(const JsonReader& q, model::Quantization& out) {
-  for (const char* key : {"modules_to_not_convert", "ignore", "ignored_layers", "exclude_modules"}) {
+  for (const char* key :
+       {"modules_to_not_convert", "ignore", "ignored_layers", "exclude_modules"}) {
     for (std::string& name : string_list(q, key)) out.not_converted.push_back(std::move(name));
   }
 }
@@ -63,8 +66,8 @@ void read_int4(const JsonReader& q, model::Quantization& out) {
 }
 
 void read_fp8(const JsonReader& q, model::Quantization& out) {
-  if (auto fmt = q.optional_string("fmt"); fmt && to_lower(*fmt) != "e4m3" &&
-                                           to_lower(*fmt) != "e5m2") {
+  if (auto fmt = q.optional_string("fmt");
+      fmt && to_lower(*fmt) != "e4m3" && to_lower(*fmt) != "e5m2") {
     throw q.error("fmt", "expected e4m3 or e5m2, got '" + *fmt + "'");
   }
   const Json* block = q.optional_value("weight_block_size");
@@ -146,8 +149,8 @@ void read_quantization(const JsonReader& r, Import& im) {
   } else if (m == "mxfp4") {
     out = model::default_quantization(QuantMethod::kMxfp4);
   } else if (m == "modelopt" || m == "modelopt_fp4") {
-    const std::string algo = to_lower(
-        q.optional_string("quant_algo").value_or(m == "modelopt_fp4" ? "NVFP4" : "FP8"));
+    const std::string algo =
+        to_lower(q.optional_string("quant_algo").value_or(m == "modelopt_fp4" ? "NVFP4" : "FP8"));
     if (algo == "fp8") {
       out = model::default_quantization(QuantMethod::kFp8);
     } else if (algo == "nvfp4") {

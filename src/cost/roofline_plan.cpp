@@ -206,9 +206,9 @@ class TemplateBuilder {
   const std::int64_t p_;
   const ElementBytes b_;
   Plan& P_;
-  const std::int64_t h_;   // hidden size
-  const std::int64_t hq_;  // query heads per GPU
-  const double gate_;      // 2 for a gated MLP (gate + up), 1 otherwise
+  const std::int64_t h_;     // hidden size
+  const std::int64_t hq_;    // query heads per GPU
+  const double gate_;        // 2 for a gated MLP (gate + up), 1 otherwise
   std::int64_t layer_ = -1;  // the layer group's first layer
   std::set<const PreparedTable*> used_;
 };
@@ -311,8 +311,7 @@ void TemplateBuilder::add_mla_attention(LayerGroup& g) {
   const std::int64_t latent = mla.kv_lora_rank + mla.qk_rope_head_dim;
   if (mla.q_lora_rank > 0) {
     g.gemms.push_back(linear(kQkv, Rows::kTokens, mla.q_lora_rank, h_, "self_attn.q_a_proj"));
-    g.gemms.push_back(
-        linear(kQkv, Rows::kTokens, hq_ * qk, mla.q_lora_rank, "self_attn.q_b_proj"));
+    g.gemms.push_back(linear(kQkv, Rows::kTokens, hq_ * qk, mla.q_lora_rank, "self_attn.q_b_proj"));
   } else {
     g.gemms.push_back(linear(kQkv, Rows::kTokens, hq_ * qk, h_, "self_attn.q_proj"));
   }

@@ -181,7 +181,8 @@ struct RooflineCostModel::Plan {
   // in the weights' type).
   double dequant_flops(double weights, double rows) const {
     if (!quant_dequantizes) return 0.0;
-    return roofline::kDequantFlopsPerWeight * weights * std::ceil(rows / roofline::kDequantTileRows);
+    return roofline::kDequantFlopsPerWeight * weights *
+           std::ceil(rows / roofline::kDequantTileRows);
   }
 };
 

@@ -132,13 +132,15 @@ std::uint64_t quantized_tensor_bytes(const Quantization& q, std::uint64_t elemen
       if (q.scales == ScaleLayout::kBlock && q.block_n > 0 && q.block_k > 0) {
         // Blocks of each matrix: its rows are out / matrices.
         const std::uint64_t rows = ceil_div(out, matrices > 0 ? matrices : 1);
-        scale_bytes = checked_product({4, matrices, ceil_div(rows, static_cast<std::uint64_t>(q.block_n)),
-                                       ceil_div(in, static_cast<std::uint64_t>(q.block_k))},
-                                      kWhat);
+        scale_bytes =
+            checked_product({4, matrices, ceil_div(rows, static_cast<std::uint64_t>(q.block_n)),
+                             ceil_div(in, static_cast<std::uint64_t>(q.block_k))},
+                            kWhat);
       }
       break;
     case QuantMethod::kAwq:
-      scale_bytes = checked_mul(2, groups, kWhat) + ceil_div(groups, std::uint64_t{2});  // fp16 + 4-bit zeros
+      scale_bytes =
+          checked_mul(2, groups, kWhat) + ceil_div(groups, std::uint64_t{2});  // fp16 + 4-bit zeros
       break;
     case QuantMethod::kGptq:
       scale_bytes = checked_mul(2, groups, kWhat) + ceil_div(groups, std::uint64_t{2}) +
@@ -189,9 +191,9 @@ double quantized_bytes_per_element(const Quantization& q, std::uint64_t in_featu
 bool is_quantized_module(const Quantization& q, std::int64_t layer, std::string_view module) {
   if (!q.enabled()) return false;
   if (q.not_converted.empty()) return true;
-  const std::string name = layer < 0 ? std::string(module)
-                                     : "model.layers." + std::to_string(layer) + "." +
-                                           std::string(module);
+  const std::string name =
+      layer < 0 ? std::string(module)
+                : "model.layers." + std::to_string(layer) + "." + std::string(module);
   for (const std::string& pattern : q.not_converted) {
     if (matches(name, pattern)) return false;
   }

@@ -76,9 +76,10 @@ class TensorWalker {
   }
   void replicated(Part part, std::uint64_t elements) { emit({part, elements, elements, wd, 0}); }
   // A linear layer's weight (`module` as vLLM names it in a decoder layer), `in_features` its
-  // inputs on one rank (row-parallel layers split them): sharded or replicated, quantized unless ModelSpec::quantization keeps the module at the model's dtype.
-  void linear_shard(Part part, const char* module, std::uint64_t elements,
-                    std::uint64_t per_rank, std::uint64_t in_features, std::uint64_t matrices) {
+  // inputs on one rank (row-parallel layers split them): sharded or replicated, quantized unless
+  // ModelSpec::quantization keeps the module at the model's dtype.
+  void linear_shard(Part part, const char* module, std::uint64_t elements, std::uint64_t per_rank,
+                    std::uint64_t in_features, std::uint64_t matrices) {
     Tensor tensor{part, elements, per_rank, wd, 0};
     if (is_quantized_module(m.quantization, layer_, module)) {
       tensor.quant = &m.quantization;
@@ -177,10 +178,10 @@ class TensorWalker {
     const std::uint64_t bc = mul({2, u64(s.num_groups), u64(s.state_size)});
     const std::uint64_t heads = u64(s.num_heads);
     linear(Part::kSsm, "mixer.in_proj", mul({h, add(add(mul({2, inner}), bc), heads)}), h);
-    sharded(Part::kSsm, mul({add(inner, bc), u64(s.conv_kernel)}));       // conv1d weight
-    if (s.conv_bias) sharded(Part::kSsm, add(inner, bc));                 // conv1d bias
-    sharded(Part::kSsm, mul({3, heads}));                                 // dt_bias, A_log, D
-    sharded(Part::kSsm, inner);                                           // gated norm
+    sharded(Part::kSsm, mul({add(inner, bc), u64(s.conv_kernel)}));  // conv1d weight
+    if (s.conv_bias) sharded(Part::kSsm, add(inner, bc));            // conv1d bias
+    sharded(Part::kSsm, mul({3, heads}));                            // dt_bias, A_log, D
+    sharded(Part::kSsm, inner);                                      // gated norm
     linear(Part::kSsm, "mixer.out_proj", mul({inner, h}), ceil_div(inner, t));
   }
 

@@ -28,9 +28,9 @@ void apply_quantization(model::ModelSpec& m, const std::string& given) {
   if (given.empty() || given == "auto") return;
   const auto method = model::parse_quant_method(given);
   if (!method) {  // the settings table accepted the name
-    throw flag_error("--quantization", "expected one of auto|" +
-                                           join(model::quant_method_names(), "|") + ", got '" +
-                                           given + "'");
+    throw flag_error(
+        "--quantization",
+        "expected one of auto|" + join(model::quant_method_names(), "|") + ", got '" + given + "'");
   }
   if (*method == m.quantization.method) return;
   if (m.quantization.enabled()) {

@@ -13,8 +13,8 @@ TEST_CASE("kvsim kv --quantization: Llama-3.1-8B fp8 and AWQ weights and KV budg
           "[cli][kv][quant]") {
   KVSIM_REQUIRE_SHARED(path, "models/meta-llama--Meta-Llama-3.1-8B.json");
   auto kv = [&](const std::string& q) {
-    const auto r = run_kvsim({"kv", "--model", path, "--gpu", "h100-sxm", "--format", "json",
-                              "--quantization", q});
+    const auto r = run_kvsim(
+        {"kv", "--model", path, "--gpu", "h100-sxm", "--format", "json", "--quantization", q});
     REQUIRE(r.exit_code == 0);
     return Json::parse(r.out);
   };
@@ -44,4 +44,23 @@ TEST_CASE("quantization: a scenario key, and a bad name is one error with a sugg
       run_kvsim({"kv", "--model", "llama-3-70b", "--quantization", "fp9"}),
       {"--quantization: expected one of auto|none|fp8|int8|awq|gptq|mxfp4|nvfp4, got 'fp9'",
        "did you mean 'fp8'?"});
+}
+
+TEST_CASE("kvsim plan --quantization none,fp8: a grid axis; fp8 puts Llama-3-70B on one H200",
+          "[cli][plan][quant]") {
+  const auto r = run_kvsim({"plan",     "--model",        "llama-3-70b", "--gpu",
+                            "h200-sxm", "--quantization", "none,fp8",    "--arrival",
+                            "poisson",  "--rate",         "1",           "--num-requests",
+                            "150",      "--prompt-len",   "200",         "--output-len",
+                            "50",       "--slo-ttft",     "2000",        "--search-tolerance",
+                            "0.1",      "--format",       "json"});
+  REQUIRE(r.exit_code == 0);
+  const Json plan = Json::parse(r.out);
+  REQUIRE(plan["deployments"].size() == 2);
+  // 141 GB of bf16 weights exceed one H200's 135 GB usable; fp8 halves the linear layers.
+  CHECK(plan["deployments"][0]["axes"]["quantization"] == "none");
+  CHECK(plan["deployments"][0]["status"] == "does_not_fit");
+  CHECK(plan["deployments"][1]["axes"]["quantization"] == "fp8");
+  CHECK(plan["deployments"][1]["status"] == "found");
+  CHECK(plan["best"]["index"] == 1);
 }

@@ -38,9 +38,8 @@ TEST_CASE("HF quantization_config: fp8 per tensor and in blocks", "[config][hf][
   CHECK(per_tensor.quantization.not_converted == std::vector<std::string>{"lm_head"});
   CHECK(per_tensor.quantization.origin == "config.json");
   CHECK(per_tensor.weight_dtype == Dtype::kBf16);  // the rest of the model
-  const ModelSpec block = parse(
-      llama_with(R"({"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128]})",
-                 "qwen3"));
+  const ModelSpec block = parse(llama_with(
+      R"({"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128]})", "qwen3"));
   CHECK(block.quantization.scales == ScaleLayout::kBlock);
   CHECK(block.quantization.block_n == 128);
   CHECK(block.quantization.block_k == 128);
@@ -76,8 +75,8 @@ TEST_CASE("HF quantization_config: AWQ, GPTQ, compressed-tensors and ModelOpt",
       "config_groups": {"group_0": {"weights": {"num_bits": 8, "type": "int",
         "strategy": "channel"}}}})"));
   CHECK(w8a8.quantization.method == QuantMethod::kInt8);
-  const ModelSpec nvfp4 = parse(
-      llama_with(R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
+  const ModelSpec nvfp4 =
+      parse(llama_with(R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
       "exclude_modules": ["lm_head"]})"));
   CHECK(nvfp4.quantization.method == QuantMethod::kNvfp4);
   CHECK(nvfp4.quantization.group_size == 16);
@@ -91,8 +90,9 @@ TEST_CASE("HF quantization_config errors: a method kvsim cannot cost is never ig
         "modelopt, modelopt_fp4, mxfp4");
   CHECK(error_of([] { parse(llama_with(R"({"quant_method": "awq", "bits": 8})")); }) ==
         "q/config.json:4:58: quantization_config.bits: expected 4 (int4 weights, w4a16), got 8");
-  CHECK(error_of([] { parse(llama_with(R"({"quant_method": "awk"})")); })
-            .find("did you mean 'awq'?") != std::string::npos);
+  CHECK(error_of([] {
+          parse(llama_with(R"({"quant_method": "awk"})"));
+        }).find("did you mean 'awq'?") != std::string::npos);
 }
 
 TEST_CASE("gpt-oss-120b: mxfp4 experts, everything else not converted, bytes unchanged",
@@ -101,9 +101,9 @@ TEST_CASE("gpt-oss-120b: mxfp4 experts, everything else not converted, bytes unc
   const ModelSpec m = parse(test::slurp(path));
   CHECK(m.quantization.method == QuantMethod::kMxfp4);
   CHECK(m.quantization.group_size == 32);
-  CHECK(m.quantization.not_converted ==
-        std::vector<std::string>{"model.layers.*.self_attn", "model.layers.*.mlp.router",
-                                 "model.embed_tokens", "lm_head"});
+  CHECK(m.quantization.not_converted == std::vector<std::string>{"model.layers.*.self_attn",
+                                                                 "model.layers.*.mlp.router",
+                                                                 "model.embed_tokens", "lm_head"});
   CHECK(m.moe.has_expert_dtype);
   CHECK_FALSE(is_quantized_module(m.quantization, 5, "self_attn.q_proj"));
   CHECK(is_quantized_module(m.quantization, 5, "mlp.experts"));

@@ -43,7 +43,7 @@ TEST_CASE("Llama-3.1-8B weights: bf16, fp8 per tensor, AWQ and GPTQ int4 g128, b
           "[model][weights][quant]") {
   ModelSpec m = llama31_8b();
   CHECK(parameter_counts(m).total() == kLinear + 1'050'939'392ULL);  // 8,030,261,248
-  CHECK(weights_bytes(m) == 2 * (kLinear + 1'050'939'392ULL));     // 16,060,522,496
+  CHECK(weights_bytes(m) == 2 * (kLinear + 1'050'939'392ULL));       // 16,060,522,496
   // fp8: 1 B per linear element plus one fp32 scale per tensor (7 × 32 × 4 B = 896 B).
   m.quantization = method(QuantMethod::kFp8);
   CHECK(weights_bytes(m) == kLinear + 896 + kRestBytes);  // 9,081,201,536
@@ -82,8 +82,8 @@ TEST_CASE("modules not converted stay at the model's dtype", "[model][weights][q
   CHECK(weights_bytes(m) == (kLinear - attn) + 2 * attn + 3 * 32 * 4 + kRestBytes);
   // One layer's down projection by a regular expression.
   m.quantization.not_converted = {"re:.*layers\\.0\\.mlp\\.down_proj"};
-  CHECK(weights_bytes(m) == (kLinear - 58'720'256ULL) + 2 * 58'720'256ULL + (7 * 32 - 1) * 4 +
-                                kRestBytes);
+  CHECK(weights_bytes(m) ==
+        (kLinear - 58'720'256ULL) + 2 * 58'720'256ULL + (7 * 32 - 1) * 4 + kRestBytes);
   CHECK(is_quantized_module(m.quantization, 1, "mlp.down_proj"));
   CHECK_FALSE(is_quantized_module(m.quantization, 0, "mlp.down_proj"));
   CHECK_FALSE(is_quantized_module(Quantization{}, 0, "mlp.down_proj"));

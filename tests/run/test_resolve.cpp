@@ -73,7 +73,8 @@ TEST_CASE("The quantization flag: auto keeps the config's, another method wins w
       kvsim::set_warning_sink([&](const std::string& w) { warnings.push_back(w); });
   kvsim::config::ScenarioDeployment given;
   given.model = path;
-  const auto config_q = kvsim::run::resolve_deployment(given, kvsim::run::GpuRequirement::kOptional);
+  const auto config_q =
+      kvsim::run::resolve_deployment(given, kvsim::run::GpuRequirement::kOptional);
   CHECK(config_q.model.quantization.method == kvsim::model::QuantMethod::kFp8);
   CHECK(config_q.model.quantization.scales == kvsim::model::ScaleLayout::kBlock);
   given.quantization = "fp8";  // the same method: the config's details stay
