@@ -18,9 +18,6 @@ struct KvOptions {
   std::int64_t batch = 1;    // --batch
   std::int64_t context = 0;  // --context; 0 = the resolved max model length
   bool compare_attention = false;
-  // --engine v1's profile run: 0 = vllm serve's defaults for the GPU.
-  std::int64_t max_num_batched_tokens = 0;  // --max-num-batched-tokens
-  std::int64_t max_num_seqs = 0;            // --max-num-seqs
   report::OutputOptions output;
 };
 
@@ -72,8 +69,15 @@ std::vector<report::AttentionVariant> attention_variants(const model::ModelSpec&
 }
 
 void run_kv(const KvOptions& o) {
-  const run::Deployment d = run::resolve_deployment(scenario_from_flags(o.deployment).deployment,
-                                                    run::GpuRequirement::kOptional);
+  const config::Scenario scenario = scenario_from_flags(o.deployment);
+  const run::Deployment d =
+      run::resolve_deployment(scenario.deployment, run::GpuRequirement::kOptional);
+  // --engine v1's profile run: not given (0) = vllm serve's defaults for the GPU.
+  const auto& scheduler = scenario.sim.scheduler;
+  const std::int64_t max_num_batched_tokens =
+      o.deployment.find("--max-num-batched-tokens") ? scheduler.max_num_batched_tokens : 0;
+  const std::int64_t max_num_seqs =
+      o.deployment.find("--max-num-seqs") ? scheduler.max_num_seqs : 0;
   if (o.context > d.max_model_len) {
     throw Error({"", 0, 0, "--context"}, "expected at most the max model length (" +
                                              std::to_string(d.max_model_len) + " tokens), got " +
@@ -85,7 +89,7 @@ void run_kv(const KvOptions& o) {
   query.block_size = d.block_size;
   query.batch = o.batch;
   query.context = o.context > 0 ? o.context : d.max_model_len;
-  query.budget = d.budget_options(o.max_num_batched_tokens, o.max_num_seqs);
+  query.budget = d.budget_options(max_num_batched_tokens, max_num_seqs);
 
   report::KvReport r;
   r.model = d.model;
@@ -132,18 +136,14 @@ void register_kv(CLI::App& app) {
       "--context",
       [options](const std::string& s) { options->context = int_at_least("--context", s, 1); },
       "Tokens per sequence (default: the max model length)");
-  command->add_option_function<std::string>(
-      "--max-num-batched-tokens",
-      [options](const std::string& s) {
-        options->max_num_batched_tokens = int_at_least("--max-num-batched-tokens", s, 1);
-      },
-      "Tokens of vLLM V1's profile forward pass (default: vllm serve's, 2048 or 8192 by GPU)");
-  command->add_option_function<std::string>(
-      "--max-num-seqs",
-      [options](const std::string& s) {
-        options->max_num_seqs = int_at_least("--max-num-seqs", s, 1);
-      },
-      "Sequences of vLLM V1's profile sampler run (default: vllm serve's, 256 or 1024 by GPU)");
+  // vLLM V1's profile run reads two serving settings; given here they size only the profile.
+  add_setting_flag(command, options->deployment,
+                   *config::find_setting_by_flag("--max-num-batched-tokens"),
+                   "Tokens of vLLM V1's profile forward pass (default or 0: vllm serve's, 2048 or "
+                   "8192 by GPU)");
+  add_setting_flag(command, options->deployment, *config::find_setting_by_flag("--max-num-seqs"),
+                   "Sequences of vLLM V1's profile sampler run (default: vllm serve's, 256 or "
+                   "1024 by GPU)");
   command->add_flag(
       "--compare-attention", options->compare_attention,
       "Also show the same model as MHA, GQA and MQA (or MLA) with compression factors");

@@ -44,6 +44,13 @@ struct SettingFlags {
 void add_setting_flags(CLI::App* command, SettingFlags& flags, config::SettingScope scope,
                        SettingForm form);
 
+// Registers one setting's flag, outside the scope a command takes (kv's profile run takes two
+// serving settings). `help_override`, when not empty, replaces the table's help line: the same
+// value, described the way this command uses it. Call after add_setting_flags (which sets the
+// form).
+void add_setting_flag(CLI::App* command, SettingFlags& flags, const config::Setting& setting,
+                      std::string_view help_override = {});
+
 // Applies, in order, every flag given that takes one value: config::apply_setting at the flag
 // ("--block-size"). Throws kvsim::Error naming the flag on a bad value.
 void apply_setting_flags(const SettingFlags& flags, config::Scenario& scenario);

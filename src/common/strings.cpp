@@ -80,21 +80,33 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return prev[b.size()];
 }
 
+namespace {
+
+// A likely typo: at most a third of the longer name changed (and at least one edit allowed).
+std::size_t typo_limit(std::size_t a, std::size_t b) {
+  return std::max<std::size_t>(1, std::max(a, b) / 3);
+}
+
+}  // namespace
+
 std::string suggest(std::string_view name, const std::vector<std::string>& candidates) {
   std::string best;
   std::size_t best_distance = 0;
   if (name.size() > 256) return {};  // no key is that long; spare the quadratic distance
   const std::string lower = to_lower(name);
   for (const auto& candidate : candidates) {
+    // The distance is at least the length difference: a candidate that much longer or shorter
+    // is never a typo of `name`, and skipping it keeps a 10,000-column header linear.
+    const std::size_t gap = candidate.size() > name.size() ? candidate.size() - name.size()
+                                                           : name.size() - candidate.size();
+    if (gap > typo_limit(name.size(), candidate.size())) continue;
     const std::size_t d = edit_distance(lower, to_lower(candidate));
     if (best.empty() || d < best_distance) {
       best = candidate;
       best_distance = d;
     }
   }
-  // A likely typo: at most a third of the longer name changed (and at least one edit allowed).
-  const std::size_t limit = std::max<std::size_t>(1, std::max(name.size(), best.size()) / 3);
-  if (best.empty() || best_distance > limit) return {};
+  if (best.empty() || best_distance > typo_limit(name.size(), best.size())) return {};
   return best;
 }
 

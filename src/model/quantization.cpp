@@ -173,10 +173,8 @@ double quantized_bytes_per_element(const Quantization& q, std::uint64_t in_featu
       }
       break;
     case QuantMethod::kAwq:
-      per += 2.5 / g;
-      break;
     case QuantMethod::kGptq:
-      per += 2.5 / g;
+      per += 2.5 / g;  // GPTQ's g_idx (4 B per input row) is left out: 4 / out per element
       break;
     case QuantMethod::kMxfp4:
     case QuantMethod::kNvfp4:

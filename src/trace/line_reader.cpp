@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 
@@ -17,7 +19,8 @@ constexpr std::size_t kMaxLine = 64u << 20;
 
 LineReader::LineReader(std::string path) : path_(std::move(path)) {
   struct stat st {};
-  if (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+  const bool known = ::stat(path_.c_str(), &st) == 0;
+  if (known && S_ISDIR(st.st_mode)) {
     throw Error(ErrorLocation{path_, 0, 0, ""}, "expected a trace file, got a directory");
   }
   file_ = std::fopen(path_.c_str(), "rb");
@@ -25,7 +28,13 @@ LineReader::LineReader(std::string path) : path_(std::move(path)) {
     throw Error(ErrorLocation{path_, 0, 0, ""},
                 std::string("cannot open the trace file: ") + std::strerror(errno));
   }
-  buffer_.resize(kChunk);
+  // A small file gets one buffer of its size rounded up to a power of two (one read, no
+  // megabyte to zero; doubling still meets kMaxLine exactly); larger ones read in chunks.
+  std::size_t size = kChunk;
+  if (known && S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) < kChunk) {
+    size = std::bit_ceil(std::max<std::size_t>(4096, static_cast<std::size_t>(st.st_size) + 1));
+  }
+  buffer_.resize(size);
 }
 
 LineReader::~LineReader() {

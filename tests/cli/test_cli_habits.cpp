@@ -34,12 +34,6 @@ std::vector<std::string> with(std::string command, std::vector<std::string> args
   return args;
 }
 
-std::size_t count(const std::string& s, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
-  return n;
-}
-
 // Runs kvsim with stderr on a pseudo-terminal (stdout discarded); returns what the terminal got.
 std::string stderr_on_terminal(const std::vector<std::string>& args) {
   const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
@@ -131,40 +125,6 @@ TEST_CASE("cli: a misspelt subcommand or flag gets 'did you mean'", "[cli][habit
   CHECK(r.err.find("did you mean") == std::string::npos);  // nothing close
 }
 
-TEST_CASE("cli: flags that do nothing here warn once on stderr", "[cli][habits]") {
-  auto r = run_kvsim(with("simulate", small_run({"--cv", "2", "--format", "json"})));
-  REQUIRE(r.exit_code == 0);
-  CHECK(count(r.err, "kvsim: warning: --cv shapes gamma arrivals only") == 1);
-  r = run_kvsim({"simulate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--arrival", "gamma",
-                 "--cv", "2", "--rate", "5", "--num-requests", "60", "--prompt-len", "200",
-                 "--output-len", "20", "--format", "json"});
-  REQUIRE(r.exit_code == 0);
-  CHECK(r.err.find("warning") == std::string::npos);
-  r = run_kvsim(with("simulate", small_run({"--placement", "first-fit", "--format", "json"})));
-  REQUIRE(r.exit_code == 0);
-  CHECK(count(r.err, "kvsim: warning: --placement places contiguous extents") == 1);
-  r = run_kvsim(with("simulate", small_run({"--placement", "first-fit", "--allocator",
-                                            "contiguous-max", "--format", "json"})));
-  REQUIRE(r.exit_code == 0);
-  CHECK(r.err.find("warning") == std::string::npos);
-  r = run_kvsim(with("compare", small_run({"--placement", "first-fit", "--allocator",
-                                           "paged,contiguous-max", "--format", "json"})));
-  REQUIRE(r.exit_code == 0);
-  CHECK(r.err.find("warning") == std::string::npos);  // the contiguous run uses it
-  r = run_kvsim({"simulate", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--trace",
-                 source_dir() + "/traces/sharegpt_like.csv", "--max-requests", "40",
-                 "--enable-prefix-caching", "--format", "json"});
-  REQUIRE(r.exit_code == 0);
-  CHECK(count(r.err,
-              "kvsim: warning: --enable-prefix-caching: the workload carries no prefix "
-              "hashes") == 1);
-  r = run_kvsim(
-      with("simulate", small_run({"--enable-prefix-caching", "--shared-prefix-fraction", "0.5",
-                                  "--shared-prefix-tokens", "512", "--format", "json"})));
-  REQUIRE(r.exit_code == 0);
-  CHECK(r.err.find("warning") == std::string::npos);
-}
-
 TEST_CASE("cli: summary CSV rows carry the deployment's inputs", "[cli][habits]") {
   auto r = run_kvsim(with("simulate", small_run({"--format", "csv", "--tp", "2"})));
   REQUIRE(r.exit_code == 0);
@@ -182,26 +142,6 @@ TEST_CASE("cli: summary CSV rows carry the deployment's inputs", "[cli][habits]"
   CHECK(r.out.find("\npaged / vllm,llama-3-8b,h100-sxm,1,1,auto,bf16,paged,") != std::string::npos);
   CHECK(r.out.find("\ncontiguous-oracle / vllm,llama-3-8b,h100-sxm,1,1,auto,bf16,"
                    "contiguous-oracle,") != std::string::npos);
-}
-
-TEST_CASE("cli: the compare table shows unfinished requests, SLO rows, no ratio to zero",
-          "[cli][habits]") {
-  const auto r = run_kvsim({"compare", "--config",
-                            source_dir() + "/configs/scenarios/opt-13b-a100-sharegpt.yaml",
-                            "--allocator", "paged,contiguous-max", "--time-limit", "30",
-                            "--slo-ttft", "2000", "--slo-tpot", "200", "--format", "table"});
-  REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find("unfinished (at the time limit)") != std::string::npos);
-  CHECK(r.out.find("SLO attainment") != std::string::npos);
-  CHECK(r.out.find("goodput (req/s)") != std::string::npos);
-  CHECK(r.out.find("TTFT p99 <= 2000 ms") != std::string::npos);
-  CHECK(r.out.find("all SLOs met") != std::string::npos);
-  // Paged has no external fragmentation: the contiguous column gets no ratio to 0.0%.
-  const std::size_t line = r.out.find("KV external fragmentation");
-  REQUIRE(line != std::string::npos);
-  const std::string ext = r.out.substr(line, r.out.find('\n', line) - line);
-  CHECK(ext.find("x)") == std::string::npos);
-  CHECK(r.out.find("KV token states") != std::string::npos);
 }
 
 TEST_CASE("cli: --html leaves the JSON report unchanged", "[cli][habits][html]") {

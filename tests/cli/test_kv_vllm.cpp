@@ -14,33 +14,6 @@ bool has(const std::string& text, const std::string& part) {
 
 }  // namespace
 
-TEST_CASE("kvsim kv --engine v1 prints the three lines vLLM logs", "[cli][kv][vllm]") {
-  const auto r =
-      run_kvsim({"kv", "--model", "llama-3-8b", "--gpu", "a100-80gb", "--format", "table"});
-  REQUIRE(r.exit_code == 0);
-  CHECK(has(r.out, "vLLM V1 memory profile per GPU"));
-  CHECK(has(r.out, "Available KV cache memory: "));
-  CHECK(has(r.out, "GPU KV cache size: "));
-  CHECK(has(r.out, "Maximum concurrency for 8,192 tokens per request: "));
-  const auto j =
-      run_kvsim({"kv", "--model", "llama-3-8b", "--gpu", "a100-80gb", "--max-num-batched-tokens",
-                 "4096", "--max-num-seqs", "128", "--format", "json"});
-  REQUIRE(j.exit_code == 0);
-  const Json doc = Json::parse(j.out);
-  const Json& v = doc["kv"]["vllm"];
-  CHECK(v["version"] == "0.10.1");
-  CHECK(v["profile"]["max_num_batched_tokens"] == 4096);
-  CHECK(v["profile"]["max_num_seqs"] == 128);
-  CHECK(v["profile"]["total_memory_source"] == "measured");
-  CHECK(v["log_lines"].size() == 3);
-  // A full-attention model: tokens = blocks × 16, blocks = available / (16 × 131,072 B).
-  const auto available = v["available_kv_cache_bytes"].get<std::uint64_t>();
-  CHECK(v["num_gpu_blocks"] == available / (16 * 131072));
-  CHECK(v["gpu_kv_cache_tokens"] == v["num_gpu_blocks"].get<std::int64_t>() * 16);
-  CHECK(doc["kv"]["kv_budget_bytes"] == available);
-  CHECK(doc["inputs"]["serving"]["engine"] == "vllm-v1");
-}
-
 TEST_CASE("kvsim kv: vLLM's overrides, under vLLM's names", "[cli][kv][vllm]") {
   const auto blocks = run_kvsim({"kv", "--model", "llama-3-8b", "--gpu", "a100-80gb",
                                  "--num-gpu-blocks-override", "1000", "--format", "json"});
@@ -96,4 +69,30 @@ TEST_CASE("Llama-3.1-8B bf16 at --max-model-len 32768 on a 24 GB L4 starts, as i
                               "json"});
   REQUIRE(sim.exit_code == 0);
   CHECK(Json::parse(sim.out)["summary"]["requests_completed"] == 5);
+}
+
+TEST_CASE(
+    "kvsim kv: the profile-run flags come from the settings table and default to vllm serve's",
+    "[cli][kv][vllm]") {
+  const std::vector<std::string> base = {"kv",        "--model",  "llama-3-8b", "--gpu",
+                                         "a100-80gb", "--format", "json"};
+  const auto profile_of = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = run_kvsim(args);
+    REQUIRE(r.exit_code == 0);
+    return Json::parse(r.out)["kv"]["vllm"]["profile"];
+  };
+  // Not given and 0 both mean vllm serve's default, which for an A100 (even at 80 GB) is 2048
+  // tokens and 256 sequences.
+  const Json unset = profile_of({});
+  CHECK(unset["max_num_batched_tokens"] == 2048);
+  CHECK(unset["max_num_seqs"] == 256);
+  CHECK(profile_of({"--max-num-batched-tokens", "0"})["max_num_batched_tokens"] == 2048);
+  CHECK(profile_of({"--max-num-seqs", "64"})["max_num_seqs"] == 64);
+  // The table's range check, at the flag.
+  std::vector<std::string> bad = base;
+  bad.insert(bad.end(), {"--max-num-seqs", "0"});
+  kvsim::test::check_one_error(run_kvsim(bad),
+                               {"--max-num-seqs", "expected a positive integer", "'0'"});
 }

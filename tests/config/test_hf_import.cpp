@@ -22,10 +22,6 @@ KvFormat bf16() {
   return f;
 }
 
-std::string fixture(const std::string& name) {
-  return test::source_dir() + "/tests/config/data/hf/" + name;
-}
-
 // One row of ../shared/data/models/README.md ("Key fields"): L, H, KV, d, hidden, max_pos,
 // KV B/tok (16-bit cache, all attention layers, no window caps).
 struct Row {
@@ -155,69 +151,6 @@ TEST_CASE("HF import: windows, MoE, MLA and hybrid layers per family", "[config]
   const ModelSpec phi3 = load("microsoft--Phi-3-mini-4k-instruct.json");
   CHECK(phi3.attention.sliding_window == 2047);
   CHECK(std::fabs(static_cast<double>(parameter_counts(phi3).total()) - 3.821e9) < 0.005e9);
-}
-
-TEST_CASE("HF fixtures: OPT, Gemma 2 and both Falcon forms", "[config][hf]") {
-  const ModelSpec opt13 = config::load_model(fixture("opt-13b.json"));
-  CHECK(opt13.attention.kind == AttentionKind::kMha);
-  CHECK(kv_bytes_per_token(opt13, *kv_format_from_name(opt13, "auto")) == 819'200);
-  CHECK(opt13.weight_dtype == Dtype::kFp16);
-  CHECK(opt13.max_context == 2048);
-  CHECK(parameter_counts(opt13).total() == parameter_counts(config::load_model("opt-13b")).total());
-  const ModelSpec opt66 = config::load_model(fixture("opt-66b.json"));
-  CHECK(kv_bytes_per_token(opt66, bf16()) == 2'359'296);
-
-  const ModelSpec gemma2 = config::load_model(fixture("gemma-2-9b.json"));
-  CHECK(gemma2.weight_dtype == Dtype::kBf16);  // float32 checkpoint, served in bf16
-  CHECK(gemma2.layer_kinds[0] == LayerKind::kSlidingWindow);
-  CHECK(gemma2.layer_kinds[41] == LayerKind::kFullAttention);
-  CHECK(kv_bytes_per_token(gemma2, bf16()) == 344'064);
-  CHECK(parameter_counts(gemma2).total() == 9'241'705'984ULL);
-
-  const ModelSpec f40 = config::load_model(fixture("falcon-40b-new.json"));
-  CHECK(f40.attention.num_kv_heads == 8);
-  CHECK(f40.norms_per_layer == 2);
-  CHECK(kv_bytes_per_token(f40, bf16()) == 2ULL * 60 * 8 * 64 * 2);
-  const ModelSpec rw40 = config::load_model(fixture("refinedweb-40b.json"));
-  CHECK(rw40.attention.num_kv_heads == 8);
-  CHECK(parameter_counts(rw40).total() == parameter_counts(f40).total());
-  const ModelSpec f7 = config::load_model(fixture("falcon-7b-new.json"));
-  CHECK(f7.attention.num_kv_heads == 1);
-  CHECK(parameter_counts(f7).total() == 6'921'720'704ULL);
-}
-
-TEST_CASE("HF fixtures: DeepSeek-V3 (MLA with low-rank queries) and Gemma 3 (wrapper, 5:1 local)",
-          "[config][hf]") {
-  const ModelSpec v3 = config::load_model(fixture("deepseek-v3.json"));
-  CHECK(v3.attention.kind == AttentionKind::kMla);
-  CHECK(v3.attention.mla.q_lora_rank == 1536);
-  CHECK(v3.moe.first_dense_layers == 3);
-  CHECK(kv_bytes_per_token(v3, bf16()) == (512ULL + 64) * 61 * 2);  // 70,272
-  // 671 B parameters of which ~37 B active (DeepSeek-V3 report; the MTP module is not loaded).
-  const ParameterCounts c = parameter_counts(v3);
-  CHECK(c.total() == 671'026'404'352ULL);
-  CHECK(std::fabs(static_cast<double>(c.active(v3)) - 37.5e9) < 0.5e9);
-
-  const ModelSpec g3 = config::load_model(fixture("gemma-3-27b.json"));
-  CHECK(g3.family == "gemma3_text");
-  CHECK(g3.weight_dtype == Dtype::kBf16);
-  CHECK(g3.num_layers_of(LayerKind::kSlidingWindow) == 52);
-  CHECK(g3.layer_kinds[5] == LayerKind::kFullAttention);
-  CHECK(g3.layer_kinds[4] == LayerKind::kSlidingWindow);
-  CHECK(kv_bytes_per_token(g3, bf16()) == 2ULL * 62 * 16 * 128 * 2);
-  CHECK(kv_bytes_for_sequence(g3, bf16(), 8192) == 10ULL * 8192 * 8192 + 52ULL * 8192 * 1024);
-  CHECK(std::fabs(static_cast<double>(parameter_counts(g3).total()) - 27.0e9) < 0.1e9);
-}
-
-TEST_CASE("non-finite JSON numbers are tolerated outside strings only", "[config][hf]") {
-  const std::string text =
-      R"({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
-          "num_attention_heads": 4, "vocab_size": 10, "max_position_embeddings": 128,
-          "intermediate_size": 128, "limits": [0.0, Infinity, -Infinity, NaN],
-          "note": "Infinity stays text"})";
-  const ModelSpec m = config::parse_hf_config(text, "x/config.json");
-  CHECK(m.num_layers == 2);
-  CHECK(m.name == "x");  // a config.json is named after its folder
 }
 
 TEST_CASE("HF import errors name the file, the line, the field and what was expected",

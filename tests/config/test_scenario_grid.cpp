@@ -1,133 +1,95 @@
+// config/scenario_grid.cpp: a sweep file (plus command-line lists) to its grid of scenarios and
+// the `plan:` section, with located errors.
+#include <string>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 #include "common/error.h"
-#include "config/scenario_grid_yaml.h"
-#include "config/yaml_reader.h"
+#include "config/scenario_grid.h"
+#include "test_util.h"
 
+using namespace kvsim;
 using namespace kvsim::config;
+using Catch::Matchers::Contains;
 
 namespace {
 
-std::vector<std::string> dump_points(const std::vector<YamlGridPoint>& points) {
-  std::vector<std::string> out;
-  for (const auto& p : points) {
-    YAML::Emitter e;
-    e.SetMapFormat(YAML::Flow);
-    e.SetSeqFormat(YAML::Flow);
-    e << p.document;
-    out.push_back(e.c_str());
-  }
-  return out;
-}
-
-std::vector<std::string> labels(const YamlGridPoint& p) {
-  std::vector<std::string> out;
-  for (const auto& a : p.axes) out.push_back(a.path + "=" + a.value);
-  return out;
+std::string sweep(const std::string& text) {
+  return test::write_temp_file(test::temp_dir(), "sweep.yaml", text);
 }
 
 }  // namespace
 
-TEST_CASE("grid: lists are axes, expanded like nested loops in document order", "[config][grid]") {
-  const auto doc = load_yaml_text(R"(
-model: llama-3-70b
-gpu: [h100-sxm, h200-sxm]
-serving:
-  tensor_parallel_size: [2, 4, 8]
-  block_size: 16
-slo: {ttft_ms: 500}
-)",
-                                  "s.yaml");
-  CHECK(count_yaml_grid(doc) == 6);
-  const auto points = expand_yaml_grid(doc, "s.yaml");
-  CHECK(
-      dump_points(points) ==
-      std::vector<std::string>{"{model: llama-3-70b, gpu: h100-sxm, serving: "
-                               "{tensor_parallel_size: 2, block_size: 16}, slo: {ttft_ms: 500}}",
-                               "{model: llama-3-70b, gpu: h100-sxm, serving: "
-                               "{tensor_parallel_size: 4, block_size: 16}, slo: {ttft_ms: 500}}",
-                               "{model: llama-3-70b, gpu: h100-sxm, serving: "
-                               "{tensor_parallel_size: 8, block_size: 16}, slo: {ttft_ms: 500}}",
-                               "{model: llama-3-70b, gpu: h200-sxm, serving: "
-                               "{tensor_parallel_size: 2, block_size: 16}, slo: {ttft_ms: 500}}",
-                               "{model: llama-3-70b, gpu: h200-sxm, serving: "
-                               "{tensor_parallel_size: 4, block_size: 16}, slo: {ttft_ms: 500}}",
-                               "{model: llama-3-70b, gpu: h200-sxm, serving: "
-                               "{tensor_parallel_size: 8, block_size: 16}, slo: {ttft_ms: 500}}"});
-  CHECK(labels(points[4]) ==
-        std::vector<std::string>{"gpu=h200-sxm", "serving.tensor_parallel_size=4"});
-  // Scalars are shared with the original document: their marks (line, column) survive.
-  const YAML::Node tp = points[4].document["serving"]["tensor_parallel_size"];
-  CHECK(tp.Mark().line == 4);  // 0-based: line 5 of the text
-}
-
-TEST_CASE("grid: a document without lists is one point, unchanged", "[config][grid]") {
-  const auto doc = load_yaml_text("model: m\nserving: {block_size: 16}\n", "s.yaml");
-  const auto points = expand_yaml_grid(doc, "s.yaml");
-  REQUIRE(points.size() == 1);
-  CHECK(points[0].axes.empty());
-  CHECK(points[0].document.Mark().line == doc.Mark().line);
-  CHECK(dump_points(points)[0] == "{model: m, serving: {block_size: 16}}");
-  // A one-element list is still an axis (of one value): no list is left in the point.
-  const auto one = expand_yaml_grid(load_yaml_text("gpu: [a100-80gb]\n", "s.yaml"), "s.yaml");
-  CHECK(dump_points(one) == std::vector<std::string>{"{gpu: a100-80gb}"});
-  CHECK(labels(one[0]) == std::vector<std::string>{"gpu=a100-80gb"});
-}
-
-TEST_CASE("grid: list elements may be maps holding axes of their own", "[config][grid]") {
-  const auto doc = load_yaml_text(R"(
-workload:
-  - {trace: a.csv}
-  - synthetic: {rate: [1, 2], prompt_tokens: 100}
-kv_cache_dtype: [auto, fp8]
-)",
-                                  "s.yaml");
-  CHECK(count_yaml_grid(doc) == 6);
-  const auto points = expand_yaml_grid(doc, "s.yaml");
-  REQUIRE(points.size() == 6);
-  CHECK(labels(points[0]) ==
-        std::vector<std::string>{"workload={trace: a.csv}", "kv_cache_dtype=auto"});
-  CHECK(labels(points[3]) ==
-        std::vector<std::string>{"workload={synthetic: {rate: 1, prompt_tokens: 100}}",
-                                 "kv_cache_dtype=fp8"});
-  CHECK(labels(points[5]) ==
-        std::vector<std::string>{"workload={synthetic: {rate: 2, prompt_tokens: 100}}",
-                                 "kv_cache_dtype=fp8"});
-}
-
-TEST_CASE("grid: list fields take a list as one value, a list of lists is their axis",
+TEST_CASE("scenario grid: lists in the file are axes; every point is a parsed scenario",
           "[config][grid]") {
-  GridOptions o;
-  o.list_fields = {"slo.percentiles"};
-  auto doc = load_yaml_text("slo: {percentiles: [50, 99]}\n", "s.yaml");
-  auto points = expand_yaml_grid(doc, "s.yaml", o);
-  CHECK(dump_points(points) == std::vector<std::string>{"{slo: {percentiles: [50, 99]}}"});
-  doc = load_yaml_text("slo: {percentiles: [[50, 99], [90]]}\ngpu: [a, b]\n", "s.yaml");
-  CHECK(count_yaml_grid(doc, o) == 4);
-  points = expand_yaml_grid(doc, "s.yaml", o);
-  CHECK(dump_points(points) == std::vector<std::string>{"{slo: {percentiles: [50, 99]}, gpu: a}",
-                                                        "{slo: {percentiles: [50, 99]}, gpu: b}",
-                                                        "{slo: {percentiles: [90]}, gpu: a}",
-                                                        "{slo: {percentiles: [90]}, gpu: b}"});
-  CHECK(labels(points[2]) == std::vector<std::string>{"slo.percentiles=[90]", "gpu=a"});
-}
-
-TEST_CASE("grid: empty lists and oversized grids are errors located in the file",
-          "[config][grid]") {
-  const auto doc = load_yaml_text("model: m\nserving:\n  block_size: []\n", "s.yaml");
-  try {
-    expand_yaml_grid(doc, "s.yaml");
-    FAIL("no error");
-  } catch (const kvsim::Error& e) {
-    CHECK(e.location().file == "s.yaml");
-    CHECK(e.location().line == 3);
-    CHECK(e.location().field == "serving.block_size");
-    CHECK(e.message().find("empty list") != std::string::npos);
+  const std::string path = sweep(R"(model: llama-3-8b
+gpu: [h100-sxm, a100-80gb]
+tensor_parallel_size: [1, 2]
+serving: {replicas: 3}
+plan:
+  slo: {ttft_ms: 2000, attainment: 0.9}
+  target_rate: 20
+  gpu_price_per_hour: {h100-sxm: 2.99, a100-80gb: 1.5}
+  search: {start_rate: 2, max_probes: 12}
+)");
+  const ScenarioGrid g = load_scenario_grid(path, {});
+  CHECK(g.source == path);
+  REQUIRE(g.points.size() == 4);
+  // Nested loops in document order, the first list outermost.
+  CHECK(g.points[0].axes ==
+        std::vector<AxisValue>{{"gpu", "h100-sxm"}, {"tensor_parallel_size", "1"}});
+  CHECK(g.points[1].axes ==
+        std::vector<AxisValue>{{"gpu", "h100-sxm"}, {"tensor_parallel_size", "2"}});
+  CHECK(g.points[3].axes ==
+        std::vector<AxisValue>{{"gpu", "a100-80gb"}, {"tensor_parallel_size", "2"}});
+  CHECK(g.points[2].scenario.deployment.gpu == "a100-80gb");
+  CHECK(g.points[1].scenario.deployment.tensor_parallel_size == 2);
+  for (const auto& p : g.points) {
+    CHECK(p.scenario.deployment.model == "llama-3-8b");
+    CHECK(p.scenario.sim.num_replicas == 3);
   }
-  GridOptions o;
-  o.max_points = 10;
-  const auto big = load_yaml_text("a: [1, 2, 3]\nb: [1, 2, 3, 4]\n", "s.yaml");
-  CHECK(count_yaml_grid(big, o) == 12);
-  CHECK_THROWS_WITH(expand_yaml_grid(big, "s.yaml", o),
-                    Catch::Contains("the grid has 12 points, more than the limit of 10"));
+  REQUIRE(g.plan.slo);
+  CHECK(g.plan.slo->ttft_ms == 2000);
+  CHECK(g.plan.slo->attainment == 0.9);
+  CHECK_FALSE(g.plan.slo->tpot_ms);
+  CHECK(g.plan.target_rate == 20);
+  CHECK(g.plan.gpu_price_per_hour ==
+        std::vector<std::pair<std::string, double>>{{"h100-sxm", 2.99}, {"a100-80gb", 1.5}});
+  CHECK(g.plan.search.start_rate == 2);
+  CHECK(g.plan.search.max_probes == 12);
+  CHECK_FALSE(g.plan.search.growth);
+}
+
+TEST_CASE("scenario grid: a flag's list replaces the field and is an axis like a list in the file",
+          "[config][grid]") {
+  const std::string path = sweep("model: llama-3-8b\ngpu: [h100-sxm, a100-80gb]\n");
+  const ScenarioGrid g = load_scenario_grid(
+      path, {{"--gpu", "gpu", {"h200-sxm"}}, {"--replicas", "serving.replicas", {"1", "2", "4"}}});
+  REQUIRE(g.points.size() == 3);  // one GPU (a one-value list is a plain value) × 3 replicas
+  CHECK(g.points[0].axes == std::vector<AxisValue>{{"serving.replicas", "1"}});
+  CHECK(g.points[2].scenario.sim.num_replicas == 4);
+  CHECK(g.points[2].scenario.deployment.gpu == "h200-sxm");
+  // Without a file the flags make the whole document.
+  const ScenarioGrid flags_only =
+      load_scenario_grid("", {{"--model", "model", {"llama-3-8b"}}, {"--gpu", "gpu", {"l4"}}});
+  CHECK(flags_only.source.empty());
+  REQUIRE(flags_only.points.size() == 1);
+  CHECK(flags_only.points[0].axes.empty());
+  CHECK(flags_only.points[0].scenario.deployment.gpu == "l4");
+}
+
+TEST_CASE("scenario grid: oversized grids, lists under plan: and bad values are located errors",
+          "[config][grid]") {
+  const std::string big = sweep("model: llama-3-8b\nseed: [1, 2, 3]\nblock_size: [16, 32]\n");
+  CHECK_THROWS_WITH(load_scenario_grid(big, {}, 5), Contains("sweep.yaml") && Contains("6"));
+  CHECK(load_scenario_grid(big, {}, 6).points.size() == 6);
+  const std::string plan_list = sweep("model: llama-3-8b\nplan:\n  target_rate: [1, 2]\n");
+  CHECK_THROWS_WITH(load_scenario_grid(plan_list, {}),
+                    Contains("sweep.yaml:3:16: ") && Contains("plan.target_rate"));
+  const std::string bad = sweep("model: llama-3-8b\nblock_size: [16, -1]\n");
+  CHECK_THROWS_WITH(load_scenario_grid(bad, {}), Contains("sweep.yaml:2:18: block_size: "));
+  CHECK_THROWS_WITH(
+      load_scenario_grid(sweep("model: llama-3-8b\n"), {{"--block-size", "block_size", {"x"}}}),
+      Contains("--block-size"));
 }

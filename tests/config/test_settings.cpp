@@ -42,29 +42,6 @@ std::string flag_error_of(const std::string& flag, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("Every setting has one path, one flag, a help line and a metavar for its type",
-          "[config][settings]") {
-  std::set<std::string_view> paths, flags;
-  for (const Setting& s : settings()) {
-    INFO(s.path);
-    CHECK(paths.insert(s.path).second);
-    CHECK(flags.insert(s.flag).second);
-    CHECK(s.flag.rfind("--", 0) == 0);
-    CHECK_FALSE(s.help.empty());
-    CHECK(s.apply != nullptr);
-    CHECK((s.type == SettingType::kChoice) == (s.choices != nullptr));
-    CHECK(kvsim::config::metavar(s.type).empty() == (s.type == SettingType::kBool));
-    CHECK(find_setting_by_path(s.path) == &s);
-    CHECK(find_setting_by_flag(s.flag) == &s);
-  }
-  CHECK(find_setting_by_flag("--tp") == find_setting_by_flag("--tensor-parallel-size"));
-  CHECK(find_setting_by_path("serving.max_num_seqs")->key() == "max_num_seqs");
-  CHECK(find_setting_by_path("serving.max_num_seqs")->section() == "serving");
-  CHECK(find_setting_by_path("block_size")->section().empty());
-  CHECK(kvsim::config::metavar(find_setting_by_flag("--swap-space")->type) == "GIB");
-  CHECK(kvsim::config::metavar(find_setting_by_flag("--slo-ttft")->type) == "MS");
-}
-
 TEST_CASE("A range is checked once: the same words from YAML and from a flag, each located",
           "[config][settings]") {
   CHECK(error_of("model: m\nserving:\n  max_num_batched_tokens: -1\n") ==

@@ -33,19 +33,3 @@ TEST_CASE("Linear model: hand-checkable step times", "[cost]") {
   CHECK(m.step_time(cost::StepBatch{}) == 0);
   CHECK(m.swap_time(10'000'000'000ull) == kNsPerSecond);
 }
-
-TEST_CASE("Linear model: negative coefficients are rejected, the factory selects it", "[cost]") {
-  cost::LinearCostParams p;
-  p.per_decode_seq_ns = -1;
-  CHECK_THROWS_WITH(cost::LinearCostModel(p), Catch::Contains("per_decode_seq_ns"));
-  cost::CostModelConfig config;
-  config.kind = cost::CostModelKind::kLinear;
-  config.linear.base_ns = 5000;
-  const auto model = cost::make_cost_model(test::llama3_70b(), test::h100_sxm(), config);
-  const std::vector<std::int64_t> ctx = {1};
-  cost::StepBatch b;
-  b.decode_context_tokens = ctx;
-  CHECK(model->step_time(b) == 5000);
-  config.kind = cost::CostModelKind::kRoofline;
-  CHECK(cost::make_cost_model(test::llama3_70b(), test::h100_sxm(), config)->step_time(b) > 5000);
-}

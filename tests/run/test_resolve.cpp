@@ -50,16 +50,6 @@ TEST_CASE("A resolve error is located at the scenario's YAML value", "[run]") {
   }
 }
 
-TEST_CASE("run::run returns the simulation with its reader stats and KV analysis", "[run]") {
-  const Scenario s = kvsim::config::load_scenario(golden("two-requests/scenario.yaml"));
-  const kvsim::run::ResolvedScenario r = kvsim::run::resolve_scenario(s);
-  const kvsim::run::RunResult out = kvsim::run::run(r, nullptr);
-  CHECK(out.result.metrics.completed == 2);
-  CHECK(out.reader_stats.rows_read == 2);
-  CHECK(out.replica_capacity_bytes > 0);
-  CHECK(out.kv.bytes_per_token > 0);
-}
-
 TEST_CASE("The quantization flag: auto keeps the config's, another method wins with one warning",
           "[run][quant]") {
   const std::string dir = kvsim::test::temp_dir();

@@ -91,28 +91,6 @@ TEST_CASE("Azure CSV: CRLF, no final newline, 7-digit fractions converted exactl
   CHECK(reader->describe().rfind("azure ", 0) == 0);
 }
 
-TEST_CASE("Mooncake JSONL: ms timestamps, hash ids kept as 512-token blocks, unknown keys skipped",
-          "[trace][reader]") {
-  const auto path = trace_file(
-      "m.jsonl",
-      "{\"timestamp\": 0, \"input_length\": 1000, \"output_length\": 5, \"hash_ids\": [0, 1]}\n"
-      "{\"hash_ids\":[0,2],\"output_length\":6,\"input_length\":600,\"timestamp\":3000,"
-      "\"extra\":{\"a\":[1,\"x\",null,true]}}\n"
-      "\n"
-      "{\"timestamp\": 3000, \"input_length\": 10, \"output_length\": 1, \"hash_ids\": []}\n");
-  auto reader = open_trace_file(file_options(path));
-  const auto rs = read_all(*reader);
-  REQUIRE(rs.size() == 3);
-  CHECK(rs[1].arrival_ns == 3'000'000'000);
-  CHECK(rs[1].prompt_tokens == 600);
-  CHECK(rs[1].output_tokens == 6);
-  CHECK(rs[1].prefix_hashes == std::vector<std::uint64_t>{0, 2});
-  CHECK(rs[1].prefix_block_tokens == 512);
-  CHECK(rs[2].arrival_ns == 3'000'000'000);  // equal timestamps are fine
-  CHECK(rs[2].prefix_hashes.empty());
-  CHECK(reader->columns().prefix_hashes);
-}
-
 TEST_CASE("BurstGPT: zero response tokens are failed requests, counted and not replayed",
           "[trace][reader]") {
   const auto path =
@@ -152,27 +130,6 @@ TEST_CASE("Vidur CSV and the 'splitwise' alias", "[trace][reader]") {
   REQUIRE(rs.size() == 2);
   CHECK(rs[1].arrival_ns == 52'000'000);
   CHECK(parse_trace_format("Splitwise", {}) == TraceFormat::kVidur);
-}
-
-TEST_CASE("format detection: header, JSON, override, and a clear error otherwise",
-          "[trace][reader]") {
-  CHECK(detect_trace_format("x", "arrival_s,prompt_tokens,output_tokens") == TraceFormat::kNative);
-  CHECK(detect_trace_format("x", "TIMESTAMP,ContextTokens,GeneratedTokens") == TraceFormat::kAzure);
-  CHECK(detect_trace_format("x", "{\"timestamp\": 0}") == TraceFormat::kMooncake);
-  CHECK(detect_trace_format("x",
-                            "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log "
-                            "Type,Session ID,Elapsed time") == TraceFormat::kBurstGpt);
-  CHECK(detect_trace_format("x", "arrived_at,num_prefill_tokens,num_decode_tokens") ==
-        TraceFormat::kVidur);
-  CHECK_THROWS_WITH(detect_trace_format("odd.csv", "time,in,out"),
-                    Catch::StartsWith("odd.csv:1:1: cannot detect the trace format") &&
-                        Catch::Contains("--trace-format"));
-  CHECK_THROWS_WITH(parse_trace_format("mooncak", {"", 0, 0, "--trace-format"}),
-                    Catch::Contains("did you mean 'mooncake'?"));
-  // Forcing a format whose columns are missing names the missing column.
-  const auto path = trace_file("t.csv", "arrival_s,prompt_tokens,output_tokens\n0,1,1\n");
-  CHECK_THROWS_WITH(open_trace_file(file_options(path, false, TraceFormat::kAzure)),
-                    Catch::Contains(":1:1: TIMESTAMP: expected a column 'TIMESTAMP'"));
 }
 
 TEST_CASE("a UTF-8 BOM, blank lines and spaces around values are accepted", "[trace][reader]") {
@@ -218,27 +175,4 @@ TEST_CASE("skipping bad rows counts them and keeps going: time order uses good r
   CHECK(st.bad_rows_skipped == 3);
   CHECK(st.rows_read == 6);
   CHECK(st.requests == 3);
-}
-
-TEST_CASE("a missing file or a directory is a clear error", "[trace][reader]") {
-  CHECK_THROWS_WITH(open_trace_file(file_options("/nonexistent/t.csv")),
-                    Catch::StartsWith("/nonexistent/t.csv: cannot open the trace file"));
-  CHECK_THROWS_WITH(open_trace_file(file_options(kvsim::test::temp_dir())),
-                    Catch::Contains("expected a trace file, got a directory"));
-  CHECK_THROWS_WITH(open_trace_file(file_options(trace_file("e.csv", ""))),
-                    Catch::Contains("got an empty file"));
-}
-
-TEST_CASE("long lines spanning the read buffer are read whole", "[trace][reader]") {
-  // One Mooncake row with 300,000 hashes (> the 1 MiB read chunk).
-  std::string line =
-      "{\"timestamp\": 0, \"input_length\": 153600000, \"output_length\": 1, "
-      "\"hash_ids\": [";
-  for (int i = 0; i < 300000; ++i) line += (i ? ", " : "") + std::to_string(i);
-  line += "]}\n";
-  const auto path = trace_file("big.jsonl", line + line);
-  const auto rs = read_all(*open_trace_file(file_options(path)));
-  REQUIRE(rs.size() == 2);
-  CHECK(rs[1].prefix_hashes.size() == 300000);
-  CHECK(rs[1].prefix_hashes.back() == 299999);
 }

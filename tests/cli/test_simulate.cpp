@@ -52,24 +52,6 @@ TEST_CASE("simulate: the same inputs and seed give byte-identical JSON", "[sim][
         300);
 }
 
-TEST_CASE("simulate: flags override the scenario's fields", "[sim][cli]") {
-  const auto base =
-      run_kvsim({"simulate", "--config", golden("two-requests/scenario.yaml"), "--format", "json"});
-  const auto one = run_kvsim({"simulate", "--config", golden("two-requests/scenario.yaml"),
-                              "--max-num-seqs", "1", "--scheduler", "static", "--format", "json"});
-  REQUIRE(base.exit_code == 0);
-  INFO(one.err);
-  REQUIRE(one.exit_code == 0);
-  const Json b = Json::parse(base.out);
-  const Json o = Json::parse(one.out);
-  CHECK(b["inputs"]["serving"]["max_num_seqs"] == 256);
-  CHECK(o["inputs"]["serving"]["max_num_seqs"] == 1);
-  CHECK(o["inputs"]["serving"]["scheduler"] == "static");
-  // One at a time: B waits for A's last token (5.2 ms: 2.0 + 1.1 + 1.1 + … ).
-  CHECK(o["summary"]["queue_s"]["max"].get<double>() >
-        b["summary"]["queue_s"]["max"].get<double>());
-}
-
 TEST_CASE("simulate: the KV budget follows --runtime-overhead-gib and --activation-reserve-gib",
           "[sim][cli]") {
   const std::string scenario = golden("two-requests/scenario.yaml");
@@ -155,37 +137,4 @@ TEST_CASE("simulate: bad input is one clear error and exit 2", "[sim][cli]") {
     CHECK(run.err.rfind("kvsim: error: ", 0) == 0);
     CHECK(run.out.empty());
   }
-}
-
-TEST_CASE("compare: several allocators side by side, in order", "[sim][cli]") {
-  const auto run = run_kvsim({"compare", "--config", golden("external-fragmentation/scenario.yaml"),
-                              "--allocator", "contiguous-oracle,paged", "--scheduler",
-                              "vllm,static", "--format", "json"});
-  INFO(run.err);
-  REQUIRE(run.exit_code == 0);
-  const Json j = Json::parse(run.out);
-  CHECK(j["schema"] == "kvsim.compare/v1");
-  REQUIRE(j["runs"].size() == 4);
-  const std::vector<std::string> labels = {"contiguous-oracle / vllm", "contiguous-oracle / static",
-                                           "paged / vllm", "paged / static"};
-  for (std::size_t i = 0; i < 4; ++i) {
-    CHECK(j["runs"][i]["schema"] == "kvsim.report/v1");
-    CHECK(j["runs"][i]["command"] == "compare");
-    CHECK(j["runs"][i]["label"] == labels[i]);
-  }
-  // The first column is the golden external-fragmentation case.
-  CHECK(j["runs"][0]["memory"]["fraction"]["external_fragmentation"] == 0.08);
-  CHECK(j["runs"][2]["memory"]["fraction"]["external_fragmentation"] == 0.0);
-  const auto table =
-      run_kvsim({"compare", "--config", golden("external-fragmentation/scenario.yaml"),
-                 "--allocator", "contiguous-oracle,paged", "--format", "table"});
-  REQUIRE(table.exit_code == 0);
-  CHECK(table.out.find("KV external fragmentation") != std::string::npos);
-  CHECK(table.out.find("x)") != std::string::npos);
-  const auto csv = run_kvsim({"compare", "--config", golden("external-fragmentation/scenario.yaml"),
-                              "--allocator", "contiguous-oracle,paged", "--format", "csv"});
-  REQUIRE(csv.exit_code == 0);
-  CHECK(csv.out.rfind("label,model,gpu,", 0) == 0);
-  CHECK(csv.out.find(",seed,requests_completed,") != std::string::npos);
-  CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 3);
 }

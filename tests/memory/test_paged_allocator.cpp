@@ -55,24 +55,6 @@ TEST_CASE("33 tokens at block size 16: 3 blocks, 15 slots of internal fragmentat
   a.check_invariants();
 }
 
-TEST_CASE("a growing paged sequence: reservation is the last block's slots it will still write",
-          "[memory][paged]") {
-  PagedAllocator a = paged(10);
-  REQUIRE(a.admit(req(1, 20, 33), 20));  // blocks 0, 1: 20 stored, 12 to come (up to 32)
-  require_slots(a, {20, 12, 0, 0, 128});
-  REQUIRE(a.grow(1, 12));  // exactly 2 full blocks
-  require_slots(a, {32, 0, 0, 0, 128});
-  REQUIRE(a.grow(1, 1));  // the 33rd token opens block 3; it will never be written further
-  require_slots(a, {33, 0, 15, 0, 112});
-  // Final length 40 lies beyond its 2 blocks: all 15 open slots will be written.
-  REQUIRE(a.admit(req(2, 17, 40), 17));
-  require_slots(a, {50, 15, 15, 0, 80});
-  a.free(1);
-  a.free(2);
-  require_slots(a, {0, 0, 0, 0, 160});
-  a.check_invariants();
-}
-
 TEST_CASE("paged admission and growth fail as values when blocks run out", "[memory][paged]") {
   PagedAllocator a = paged(4);
   REQUIRE(a.admit(req(1, 40, 64), 40));      // 3 blocks
@@ -194,24 +176,6 @@ TEST_CASE("without CPU swap space every swap-out is refused", "[memory][paged][s
   REQUIRE(a.admit(req(1, 10, 10), 10));
   CHECK_FALSE(a.swap_out(1));
   CHECK(a.stats().swaps_refused == 1);
-}
-
-TEST_CASE("bytes: a slot of 1000 bytes, blocks of 16 slots", "[memory][paged]") {
-  AllocatorOptions o = paged_options(10);
-  o.bytes_per_slot = 1000;
-  o.capacity_bytes = 10 * 16 * 1000 + 999;  // the remainder is not capacity
-  PagedAllocator a(o);
-  CHECK(a.num_blocks() == 10);
-  CHECK(a.page_bytes() == 16000);
-  REQUIRE(a.admit(req(1, 33, 40), 33));
-  const ByteAccounting b = a.byte_accounting(nullptr);
-  CHECK(b.capacity == 160000);
-  CHECK(b.token_states == 33000);
-  CHECK(b.reservation == 7000);
-  CHECK(b.internal_fragmentation == 8000);
-  CHECK(b.external_fragmentation == 0);
-  CHECK(b.free == 112000);
-  CHECK(b.used() == 48000);
 }
 
 }  // namespace

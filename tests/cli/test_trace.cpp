@@ -43,45 +43,6 @@ const char* kSmall =
 
 }  // namespace
 
-TEST_CASE("trace stats FILE: kvsim.trace-stats/v1 with exact values", "[cli][trace]") {
-  const auto path = write_temp_file(temp_dir(), "s.csv", kSmall);
-  const auto r = run_kvsim({"trace", "stats", path, "--format", "json"});
-  REQUIRE(r.exit_code == 0);
-  const json j = json::parse(r.out);
-  CHECK(j["schema"] == "kvsim.trace-stats/v1");
-  CHECK(j["command"] == "trace stats");
-  CHECK(j["source"] == "native " + path);
-  CHECK(j["workload"]["source"] == "trace");
-  CHECK(j["workload"]["trace"]["format"] == "native");
-  CHECK(j["requests"] == 4);
-  CHECK(j["rejected_rows"] == 0);
-  CHECK(j["duration_s"] == 4.0);
-  CHECK(j["rate_rps"] == 0.75);
-  // Gaps 1, 1, 2 s: mean 4/3, population sd sqrt(2)/3, CV sqrt(2)/4.
-  CHECK(j["interarrival_cv"].get<double>() == Approx(std::sqrt(2.0) / 4.0).epsilon(1e-12));
-  CHECK(j["prompt_tokens"]["mean"] == 25.0);
-  CHECK(j["prompt_tokens"]["p50"] == 25.0);
-  CHECK(j["prompt_tokens"]["p90"].get<double>() == Approx(37.0).epsilon(1e-12));
-  CHECK(j["prompt_tokens"]["max"] == 40);
-  CHECK(j["output_tokens"]["min"] == 1);
-  CHECK(j["total_tokens"]["max"] == 44);
-  CHECK_FALSE(j.contains("prefix_block_reuse_fraction"));
-}
-
-TEST_CASE("trace stats: table and CSV forms, and --out writes the JSON atomically",
-          "[cli][trace]") {
-  const std::string dir = temp_dir();
-  const auto path = write_temp_file(dir, "s.csv", kSmall);
-  const auto table = run_kvsim({"trace", "stats", path, "--format", "table"});
-  REQUIRE(table.exit_code == 0);
-  CHECK(table.out.find("0.750 req/s") != std::string::npos);
-  const auto csv = run_kvsim({"trace", "stats", path, "--format", "csv", "--out", dir + "/s.json"});
-  REQUIRE(csv.exit_code == 0);
-  CHECK(csv.out.rfind("source,requests,rejected_rows,", 0) == 0);
-  CHECK(csv.out.find("\nnative " + path + ",4,0,0,0,0,4,0.75,") != std::string::npos);
-  CHECK(json::parse(slurp(dir + "/s.json"))["requests"] == 4);
-}
-
 TEST_CASE("trace stats: a bad row exits 2 naming file:line:column: field", "[cli][trace]") {
   const auto path = write_temp_file(temp_dir(), "bad.csv", std::string(kSmall) + "5,x,1\n");
   const auto r = run_kvsim({"trace", "stats", path});
@@ -158,23 +119,6 @@ TEST_CASE("trace gen --out-trace: the file, then its statistics", "[cli][trace]"
   CHECK(k["prompt_tokens"] == j["prompt_tokens"]);
   CHECK(k["rate_rps"] == j["rate_rps"]);
   CHECK(k["prefix_block_reuse_fraction"] == j["prefix_block_reuse_fraction"]);
-}
-
-TEST_CASE("trace gen: bad generator flags name the flag", "[cli][trace]") {
-  auto r = run_kvsim({"trace", "gen", "--rate", "2", "--num-requests", "5", "--prompt-len",
-                      "unifrom:1:5", "--output-len", "5"});
-  CHECK(r.exit_code == 2);
-  CHECK(r.err.rfind("kvsim: error: --prompt-len: expected a length distribution", 0) == 0);
-  r = run_kvsim({"trace", "gen", "--rate", "-1", "--num-requests", "5", "--prompt-len", "5",
-                 "--output-len", "5"});
-  CHECK(r.exit_code == 2);
-  CHECK(r.err.rfind("kvsim: error: --rate: expected a positive request rate", 0) == 0);
-  r = run_kvsim({"trace", "gen", "--rate", "1", "--prompt-len", "5", "--output-len", "5"});
-  CHECK(r.exit_code == 2);
-  CHECK(r.err.find("--num-requests: expected --num-requests or --duration") != std::string::npos);
-  r = run_kvsim({"trace", "gen", "--arrival", "bursty", "--rate", "1"});
-  CHECK(r.exit_code == 2);
-  CHECK(r.err.find("--arrival: expected poisson|gamma|constant|replay") != std::string::npos);
 }
 
 TEST_CASE("trace convert: native CSV out, and nothing written on bad input", "[cli][trace]") {

@@ -1,0 +1,42 @@
+// cli/workload_flags.cpp: the workload flags shared by simulate, compare, plan and trace: a bad
+// value names its flag.
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "test_util.h"
+
+using kvsim::test::run_kvsim;
+
+TEST_CASE("trace gen: bad generator flags name the flag", "[cli][trace]") {
+  auto r = run_kvsim({"trace", "gen", "--rate", "2", "--num-requests", "5", "--prompt-len",
+                      "unifrom:1:5", "--output-len", "5"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("kvsim: error: --prompt-len: expected a length distribution", 0) == 0);
+  r = run_kvsim({"trace", "gen", "--rate", "-1", "--num-requests", "5", "--prompt-len", "5",
+                 "--output-len", "5"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("kvsim: error: --rate: expected a positive request rate", 0) == 0);
+  r = run_kvsim({"trace", "gen", "--rate", "1", "--prompt-len", "5", "--output-len", "5"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--num-requests: expected --num-requests or --duration") != std::string::npos);
+  r = run_kvsim({"trace", "gen", "--arrival", "bursty", "--rate", "1"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--arrival: expected poisson|gamma|constant|replay") != std::string::npos);
+}
+
+TEST_CASE("workload flags: a time window and a rate scale reach the trace, checked as flags",
+          "[cli][flags]") {
+  const std::string trace = kvsim::test::write_temp_file(
+      kvsim::test::temp_dir(), "t.csv",
+      "arrival_s,prompt_tokens,output_tokens\n0,10,1\n1,20,2\n2,30,3\n3,40,4\n");
+  const auto r = run_kvsim({"trace", "stats", trace, "--time-window", "1:3", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("\"requests\": 2") != std::string::npos);  // arrivals 1 and 2 (END excluded)
+  const auto bad = run_kvsim({"trace", "stats", trace, "--time-window", "3:1"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.rfind("kvsim: error: --time-window: ", 0) == 0);
+  const auto scale = run_kvsim({"trace", "stats", trace, "--rate-scale", "0"});
+  CHECK(scale.exit_code == 2);
+  CHECK(scale.err.rfind("kvsim: error: --rate-scale: ", 0) == 0);
+}

@@ -1,0 +1,74 @@
+// cost/measurements.cpp: measurement CSV (kvsim's own and Vidur's profiles) to kernel shapes.
+#include <catch2/catch.hpp>
+
+#include "common/error.h"
+#include "cost/measurements.h"
+#include "test_util.h"
+
+using namespace kvsim;
+using cost::OpClass;
+
+TEST_CASE("Measurement CSV: round trip and located errors", "[cost]") {
+  const std::string dir = test::temp_dir();
+  const std::string header =
+      "op,dtype,m,n,k,batch,q_len,kv_len,q_heads,kv_heads,head_dim,bytes,num_gpus,time_us\n";
+  const std::string good = test::write_temp_file(dir, "m.csv",
+                                                 header +
+                                                     "gemm,bf16,64,2560,8192,,,,,,,,,12.5\n"
+                                                     "attn_decode,fp16,,,,32,,4096,16,2,128,,,140\n"
+                                                     "attn_prefill,fp16,,,,1,512,0,16,2,128,,,90\n"
+                                                     "allreduce,bf16,,,,,,,,,,1048576,4,30\n"
+                                                     "memcpy,fp16,,,,,,,,,,1073741824,,700\n");
+  const auto rows = cost::load_measurements(good, cost::MeasurementFormat::kAuto);
+  REQUIRE(rows.size() == 5);
+  CHECK(rows[0].shape.m == 64);
+  CHECK(rows[0].time_s == Approx(12.5e-6));
+  CHECK(rows[1].shape.op == OpClass::kAttnDecode);
+  CHECK(rows[1].shape.kv_len == 4096);
+  CHECK(rows[3].shape.num_gpus == 4);
+  CHECK(rows[4].line == 6);
+  const std::string again = test::write_temp_file(dir, "again.csv", cost::measurements_csv(rows));
+  CHECK(cost::measurements_csv(cost::load_measurements(again, cost::MeasurementFormat::kKvsim)) ==
+        cost::measurements_csv(rows));
+
+  const auto bad = [&](const std::string& row) {
+    const std::string path = test::write_temp_file(dir, "bad.csv", header + row);
+    return test::error_of([&] { cost::load_measurements(path, cost::MeasurementFormat::kAuto); });
+  };
+  CHECK_THAT(bad("gemn,bf16,64,2560,8192,,,,,,,,,12.5\n"),
+             Catch::Contains("bad.csv:2:1: op:") && Catch::Contains("did you mean 'gemm'"));
+  CHECK_THAT(bad("gemm,bf16,,2560,8192,,,,,,,,,12.5\n"),
+             Catch::Contains(":2:3: m: expected an integer"));
+  CHECK_THAT(bad("gemm,bf16,64,2560,8192,,,,,,,,,0\n"),
+             Catch::Contains("time_us: expected a positive time"));
+  CHECK_THAT(bad("gemm,bf17,64,2560,8192,,,,,,,,,1\n"), Catch::Contains("dtype"));
+  CHECK_THAT(bad("gemm,bf16,64\n"), Catch::Contains("bad.csv:2: expected 14 cells, got 3"));
+  CHECK_THROWS_WITH(cost::parse_measurement_format("vidr"),
+                    Catch::Contains("did you mean 'vidur'"));
+}
+
+TEST_CASE("Vidur importer maps operators to kernel shapes", "[cost]") {
+  KVSIM_REQUIRE_SHARED(mlp, "profiles/vidur_a100/a100_Llama-2-70b-hf_mlp.csv");
+  KVSIM_REQUIRE_SHARED(attn, "profiles/vidur_a100/a100_legacy_attention_n8192_q64_kv8_tp2.csv");
+  KVSIM_REQUIRE_SHARED(ar, "profiles/vidur_a100/a100_dgx_all_reduce.csv");
+  const auto m = cost::load_measurements(mlp, cost::MeasurementFormat::kVidur);
+  // 1,044 rows × (4 GEMMs + 6 elementwise operators).
+  CHECK(m.size() == 1044 * 10);
+  // First row: 4,096 tokens at TP 1: QKV n = (64 + 2·8)·128 = 10240, k = 8192; 2.872 ms.
+  CHECK(m[0].shape.op == OpClass::kGemm);
+  CHECK(m[0].shape.m == 4096);
+  CHECK(m[0].shape.n == 10240);
+  CHECK(m[0].shape.k == 8192);
+  CHECK(m[0].time_s == Approx(2.872e-3));
+  const auto a = cost::load_measurements(attn, cost::MeasurementFormat::kAuto);
+  std::int64_t prefill = 0, decode = 0;
+  for (const auto& r : a) (r.shape.op == OpClass::kAttnPrefill ? prefill : decode) += 1;
+  CHECK(prefill == 4418);
+  CHECK(decode == 10240);
+  CHECK(a[0].shape.q_heads == 32);
+  CHECK(a[0].shape.kv_heads == 4);
+  CHECK(a[0].shape.head_dim == 128);
+  const auto r = cost::load_measurements(ar, cost::MeasurementFormat::kVidur);
+  CHECK(r.size() == 2982);  // single-node rows only
+  for (const auto& row : r) CHECK(row.shape.num_gpus >= 2);
+}

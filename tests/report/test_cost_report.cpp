@@ -1,0 +1,28 @@
+// report/cost_report.cpp: `kvsim cost` table and CSV forms.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+using kvsim::test::run_kvsim;
+using Json = nlohmann::json;
+
+TEST_CASE("kvsim cost: table, CSV and the linear model", "[cli][cost]") {
+  const auto t = run_kvsim({"cost", "--model", "llama-3-8b", "--gpu", "a100-80gb", "--prefill",
+                            "512", "--prefill-cached", "1024", "--decode-batch", "8", "--context",
+                            "100", "--format", "table"});
+  REQUIRE(t.exit_code == 0);
+  CHECK_THAT(t.out, Catch::Contains("attn_prefill") && Catch::Contains("attn_decode") &&
+                        Catch::Contains("decode crossover") && Catch::Contains("step time"));
+  const auto c = run_kvsim({"cost", "--model", "llama-3-8b", "--gpu", "a100-80gb", "--decode-batch",
+                            "8", "--context", "100", "--format", "csv"});
+  REQUIRE(c.exit_code == 0);
+  CHECK(c.out.rfind("name,time_s,fraction,flops,bytes,bound\n", 0) == 0);
+  // Linear: 1000 us + 8 × 20 us + 0.5 ns × 800 context tokens = 1,160,400 ns.
+  const auto l = run_kvsim({"cost", "--model", "llama-3-8b", "--gpu", "a100-80gb", "--cost-model",
+                            "linear", "--linear-base-us", "1000", "--linear-per-decode-seq-us",
+                            "20", "--linear-per-context-token-ns", "0.5", "--decode-batch", "8",
+                            "--context", "100", "--format", "json"});
+  REQUIRE(l.exit_code == 0);
+  CHECK(Json::parse(l.out)["step_time_s"].get<double>() == Approx(1.1604e-3).epsilon(1e-12));
+}

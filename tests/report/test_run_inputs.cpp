@@ -1,0 +1,65 @@
+// report/run_inputs.cpp: the inputs{} block of a resolved scenario, in the scenario file's keys
+// and units, and the one-line deployment label.
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "config/scenario.h"
+#include "report/run_inputs.h"
+#include "run/resolve.h"
+#include "test_util.h"
+
+using namespace kvsim;
+using report::Json;
+
+namespace {
+
+run::ResolvedScenario two_requests() {
+  const config::Scenario s =
+      config::load_scenario(test::source_dir() + "/tests/golden/two-requests/scenario.yaml");
+  return run::resolve_scenario(s);
+}
+
+}  // namespace
+
+TEST_CASE("run inputs: model, hardware, serving, workload and seed, in that order",
+          "[report][inputs]") {
+  const run::ResolvedScenario r = two_requests();
+  const Json in = report::inputs_json(r);
+  std::vector<std::string> keys;
+  for (auto it = in.begin(); it != in.end(); ++it) keys.push_back(it.key());
+  CHECK(keys == std::vector<std::string>{"model", "hardware", "serving", "workload", "seed"});
+  CHECK(in["model"]["name"] == r.deployment.model.name);
+  CHECK(in["hardware"]["name"] == r.deployment.hardware->name);
+  CHECK(in["seed"] == r.seed);
+  const Json& serving = in["serving"];
+  CHECK(serving["allocator"] == "paged");
+  CHECK(serving["watermark"] == 0.0);
+  CHECK(serving["block_size"] == 16);
+  CHECK(serving["max_model_len"] == 1024);
+  CHECK(serving["tensor_parallel_size"] == 1);
+  // The linear cost model in the scenario's own keys and units (microseconds).
+  CHECK(serving["cost_model"] == Json{{"kind", "linear"},
+                                      {"base_us", 1000.0},
+                                      {"prefill_us_per_token", 10.0},
+                                      {"decode_us_per_seq", 100.0},
+                                      {"context_us_per_token", 0.0},
+                                      {"swap_bytes_per_s", 25e9}});
+  CHECK(report::serving_inputs_json(r) == serving);
+}
+
+TEST_CASE("run inputs: the roofline cost model and the deployment label", "[report][inputs]") {
+  run::ResolvedScenario r = two_requests();
+  CHECK(report::deployment_label(r) ==
+        "1 × " + r.deployment.hardware->name + " per replica; paged allocator, vllm scheduler");
+  r.cost.kind = cost::CostModelKind::kRoofline;
+  r.sim.num_replicas = 3;
+  r.deployment.tensor_parallel_size = 2;
+  r.allocator = memory::AllocatorKind::kContiguousMax;
+  r.sim.scheduler.kind = sim::SchedulerKind::kChunkedPrefill;
+  CHECK(report::serving_inputs_json(r)["cost_model"] == Json{{"kind", "roofline"}});
+  CHECK(report::serving_inputs_json(r)["allocator"] == "contiguous-max");
+  CHECK(report::deployment_label(r) == "2 × " + r.deployment.hardware->name +
+                                           " per replica, 3 replicas; contiguous-max allocator, "
+                                           "chunked-prefill scheduler");
+}
