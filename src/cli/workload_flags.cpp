@@ -33,6 +33,7 @@ const std::map<std::string, std::string>& flag_for_field() {
       {"synthetic.shared_prefix.block_tokens", "--prefix-block-tokens"},
       {"rate_scale", "--rate-scale"},
       {"max_requests", "--max-requests"},
+      {"max_concurrency", "--max-concurrency"},
       {"time_window", "--time-window"},
       {"max_model_len", "--max-model-len"},
   };
@@ -145,6 +146,10 @@ void add_workload_flags(CLI::App* command, WorkloadFlags& f, WorkloadFlagScope s
     transform(command->add_flag("--truncate-prompts", f.truncate_prompts,
                                 "Cut prompts to fit --max-model-len (prompt + output), counted, "
                                 "instead of rejecting them"));
+    transform(command->add_option(
+        "--max-concurrency", f.max_concurrency,
+        "Closed loop, as vllm bench serve --max-concurrency: at most N requests outstanding, the "
+        "next sent when one ends (without --rate: all ready at time 0); default 0 = open loop"));
   }
 }
 
@@ -261,6 +266,7 @@ trace::WorkloadOptions workload_options_from_flags(const WorkloadFlags& f,
   apply_file_flags(f, o);
   apply_generator_flags(f, o.synthetic);
   apply_transform_flags(f, o.transforms);
+  if (workload_flag_given(f, "--max-concurrency")) o.max_concurrency = f.max_concurrency;
   validate_as_flags(o);
   return o;
 }

@@ -30,7 +30,7 @@ struct WorkloadFlags {
   std::int64_t prefix_block_tokens = trace::kDefaultPrefixBlockTokens;
   std::string arrival, prompt_len, output_len, time_window;
   double rate = 0.0, cv = 1.0, duration = 0.0, rate_scale = 1.0;
-  std::int64_t num_requests = 0, max_requests = 0, max_model_len = 0;
+  std::int64_t num_requests = 0, max_requests = 0, max_model_len = 0, max_concurrency = 0;
   double shared_prefix_fraction = 0.0;
   std::int64_t shared_prefix_prompts = 1, shared_prefix_tokens = 0;
   std::uint64_t seed = 0;

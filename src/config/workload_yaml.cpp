@@ -173,6 +173,7 @@ trace::WorkloadOptions parse_workload(MapReader& section, const std::string& bas
     o.synthetic = parse_synthetic(*synthetic, base_dir, shared_prefix);
   }
   o.transforms = parse_transforms(section);
+  o.max_concurrency = section.optional_int("max_concurrency", 0).value_or(0);
   section.finish();
   validate_located(o, section, synthetic, shared_prefix);
   return o;

@@ -109,6 +109,8 @@ Json workload_json(const trace::WorkloadOptions& w) {
                            : Json(static_cast<double>(t.window_end_ns) / 1e9);
   tj["max_model_len"] = t.max_model_len;
   j["transforms"] = tj;
+  // Only a closed loop has it (open-loop reports stay as they were).
+  if (w.max_concurrency > 0) j["max_concurrency"] = w.max_concurrency;
   return j;
 }
 

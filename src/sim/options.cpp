@@ -114,6 +114,10 @@ void validate_options(const SimOptions& options) {
   if (options.timeline_points < 0 || options.timeline_points == 1) {
     throw flag_error("--timeline-points", "expected 0 or an integer >= 2");
   }
+  if (options.max_concurrency < 0) {
+    throw flag_error("--max-concurrency", "expected a non-negative integer (0 = open loop), got " +
+                                              std::to_string(options.max_concurrency));
+  }
 }
 
 }  // namespace kvsim::sim

@@ -65,6 +65,10 @@ struct SimOptions {
   SloOptions slo;
   // Keep a downsampled timeline of at most this many evenly spaced points (0 = none).
   std::int64_t timeline_points = 0;
+  // Closed-loop clients (trace::WorkloadOptions::max_concurrency): at most this many requests
+  // outstanding (arrived, not yet completed or rejected); the next request waits for one to end
+  // and arrives then, or at its own time if later. 0 = open loop.
+  std::int64_t max_concurrency = 0;
 };
 
 // Canonical names, as flags and YAML spell them.

@@ -176,7 +176,11 @@ class SyntheticReader final : public TraceReader {
     if (options_.arrival == ArrivalProcess::kReplay) {
       out << " (" << arrivals_->describe() << ")";
     } else {
-      out << " rate=" << options_.rate_rps << "/s";
+      if (options_.rate_rps == 0.0) {
+        out << " rate=unlimited (all at time 0)";
+      } else {
+        out << " rate=" << options_.rate_rps << "/s";
+      }
       if (options_.arrival == ArrivalProcess::kGamma) out << " cv=" << options_.cv;
     }
     out << " prompt=" << to_spec(options_.prompt) << " output=" << to_spec(options_.output);
@@ -192,6 +196,12 @@ class SyntheticReader final : public TraceReader {
 
  private:
   bool next_arrival(TimeNs& arrival) {
+    // No rate (a closed loop's default, validate_workload allows it only there): every request
+    // is ready at time 0 and the client's concurrency paces them.
+    if (options_.rate_rps == 0.0 && options_.arrival != ArrivalProcess::kReplay) {
+      arrival = 0;
+      return true;
+    }
     switch (options_.arrival) {
       case ArrivalProcess::kReplay: {
         if (!arrivals_->next(replay_scratch_)) return false;

@@ -219,8 +219,9 @@ void check_trace_file(const TraceFileOptions& f, const std::string& field) {
   }
 }
 
-// Rate, cv and the workload's end, unless arrivals are replayed from a trace.
-void check_arrivals(const SyntheticOptions& s, bool has_lengths) {
+// Rate, cv and the workload's end, unless arrivals are replayed from a trace. A closed loop
+// needs no rate (0 = every request ready at time 0).
+void check_arrivals(const SyntheticOptions& s, bool has_lengths, bool closed_loop) {
   if (s.arrival == ArrivalProcess::kReplay) {
     if (s.arrival_trace.path.empty() && !has_lengths) {
       throw option_error("synthetic.arrival_trace",
@@ -229,7 +230,8 @@ void check_arrivals(const SyntheticOptions& s, bool has_lengths) {
     }
     return;
   }
-  if (!std::isfinite(s.rate_rps) || s.rate_rps < 0.0 || (s.rate_rps == 0.0 && !has_lengths)) {
+  if (!std::isfinite(s.rate_rps) || s.rate_rps < 0.0 ||
+      (s.rate_rps == 0.0 && !has_lengths && !closed_loop)) {
     throw option_error(
         "synthetic.rate",
         "expected a positive request rate (--rate, requests/s), got " + number_text(s.rate_rps));
@@ -288,11 +290,11 @@ void check_shared_prefix(const SharedPrefixOptions& sp) {
   }
 }
 
-void check_synthetic(const SyntheticOptions& s) {
+void check_synthetic(const SyntheticOptions& s, bool closed_loop) {
   const bool has_lengths = !s.lengths_from.path.empty();
   if (!s.lengths_from.path.empty()) check_trace_file(s.lengths_from, "synthetic.lengths_from");
   if (!s.arrival_trace.path.empty()) check_trace_file(s.arrival_trace, "synthetic.arrival_trace");
-  check_arrivals(s, has_lengths);
+  check_arrivals(s, has_lengths, closed_loop);
   if (s.num_requests < 0) {
     throw option_error("synthetic.num_requests",
                        "expected a non-negative count, got " + std::to_string(s.num_requests));
@@ -328,13 +330,19 @@ void check_transforms(const TransformOptions& t) {
 }  // namespace
 
 void validate_workload(const WorkloadOptions& o) {
+  if (o.max_concurrency < 0 || o.max_concurrency > 100'000'000) {
+    throw option_error("max_concurrency",
+                       "expected a count in [0, 100,000,000] (--max-concurrency; 0 = open loop), "
+                       "got " +
+                           std::to_string(o.max_concurrency));
+  }
   if (o.source == WorkloadOptions::Source::kTrace) {
     if (o.trace.path.empty()) {
       throw option_error("trace", "expected a trace file (--trace FILE) or a synthetic workload");
     }
     check_trace_file(o.trace, "trace");
   } else {
-    check_synthetic(o.synthetic);
+    check_synthetic(o.synthetic, o.max_concurrency > 0);
   }
   check_transforms(o.transforms);
 }
@@ -350,7 +358,7 @@ Workload::Workload(WorkloadOptions options) : resolved_(std::move(options)) {
     if (has_lengths) {
       lengths_ = read_empirical(s.lengths_from);
       if (s.arrival != ArrivalProcess::kReplay) {
-        if (s.rate_rps == 0.0) {
+        if (s.rate_rps == 0.0 && resolved_.max_concurrency == 0) {
           if (!lengths_->rate_rps) {
             throw Error(ErrorLocation{s.lengths_from.path, 0, 0, ""},
                         "expected a trace with a defined mean rate (two requests at different "

@@ -120,6 +120,12 @@ struct WorkloadOptions {
   TraceFileOptions trace;       // Source::kTrace
   SyntheticOptions synthetic;   // Source::kSynthetic
   TransformOptions transforms;  // both
+  // Closed loop (vllm bench serve --max-concurrency): at most this many requests outstanding; a
+  // request due while all are busy is sent when one ends, and its arrival (the time TTFT counts
+  // from) is that send time. 0 = open loop. With it, a generator without a rate has every request
+  // ready at time 0 (the client's default --request-rate inf), so the concurrency alone sets the
+  // load. The simulator applies it (sim::SimOptions::max_concurrency); the stream is unchanged.
+  std::int64_t max_concurrency = 0;
 };
 
 // Fills the defaults that need no file access: with synthetic.lengths_from set, an unset

@@ -3,6 +3,7 @@
 #include <string>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "test_util.h"
 
@@ -39,4 +40,29 @@ TEST_CASE("workload flags: a time window and a rate scale reach the trace, check
   const auto scale = run_kvsim({"trace", "stats", trace, "--rate-scale", "0"});
   CHECK(scale.exit_code == 2);
   CHECK(scale.err.rfind("kvsim: error: --rate-scale: ", 0) == 0);
+}
+
+TEST_CASE("workload flags: --max-concurrency runs a closed loop and is reported",
+          "[cli][flags][closed-loop]") {
+  const auto r = run_kvsim({"simulate", "--model", "llama-3-8b", "--gpu", "a100-80gb",
+                            "--prompt-len", "512", "--output-len", "16", "--num-requests", "12",
+                            "--max-concurrency", "4", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["inputs"]["workload"]["max_concurrency"] == 4);
+  CHECK(doc["inputs"]["workload"]["synthetic"]["rate_rps"] == 0.0);
+  CHECK(doc["summary"]["requests_completed"] == 12);
+  CHECK(doc["summary"]["max_running"] == 4);
+  // Open loop without a rate is still an error; the trace tool has no closed loop.
+  auto bad = run_kvsim({"simulate", "--model", "llama-3-8b", "--gpu", "a100-80gb", "--prompt-len",
+                        "512", "--output-len", "16", "--num-requests", "12"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--rate: expected a positive request rate") != std::string::npos);
+  bad = run_kvsim({"simulate", "--model", "llama-3-8b", "--gpu", "a100-80gb", "--prompt-len", "5",
+                   "--output-len", "5", "--num-requests", "2", "--max-concurrency", "-1"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--max-concurrency") != std::string::npos);
+  CHECK(run_kvsim({"trace", "gen", "--num-requests", "2", "--prompt-len", "5", "--output-len", "5",
+                   "--max-concurrency", "2"})
+            .exit_code != 0);
 }

@@ -110,3 +110,13 @@ TEST_CASE("workload: bad values are located at their key", "[config][workload]")
   CHECK(error_of("workload:\n  trace: a.csv\n  time_window: {start_s: 5, end_s: 5}\n")
             .find("expected start_s < end_s") != std::string::npos);
 }
+
+TEST_CASE("workload: max_concurrency makes a closed loop", "[config][workload]") {
+  const auto w = parse(
+      "workload:\n  synthetic: {num_requests: 8, prompt_tokens: 8192, output_tokens: 1024}\n"
+      "  max_concurrency: 16\n");
+  CHECK(w.max_concurrency == 16);
+  CHECK(w.synthetic.rate_rps == 0.0);
+  CHECK(error_of("workload:\n  trace: a.csv\n  max_concurrency: -2\n")
+            .rfind("scen/s.yaml:3:20: workload.max_concurrency:", 0) == 0);
+}

@@ -218,3 +218,66 @@ TEST_CASE("Goodput counts requests within every per-request SLO target", "[sim]"
     CHECK(run.result.metrics.slo_good == c.good);
   }
 }
+
+TEST_CASE("A closed loop sends the next request when one ends, at that time",
+          "[sim][closed-loop]") {
+  // 1 ms steps; four requests of 10 prompt / 3 output tokens, all due at 0, two clients:
+  //   t=0  R0, R1 arrive (R2 held); one prefill step      -> first tokens at 1 ms
+  //   t=1, t=2 decode                                     -> R0, R1 finish at 3 ms
+  //   t=3  R2 and R3 go out (arrival 3 ms); same timeline -> finish at 6 ms
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  sim::SimOptions opts = small_options();
+  opts.max_concurrency = 2;
+  const auto run = run_sim(
+      opts, {}, cost, {spec(0, 0, 10, 3), spec(1, 0, 10, 3), spec(2, 0, 10, 3), spec(3, 0, 10, 3)});
+  REQUIRE(run.result.metrics.completed == 4);
+  CHECK(run.result.duration_ns == 6 * kMs);
+  CHECK(run.ended.at(1).arrival_ns == 0);
+  CHECK(run.ended.at(2).arrival_ns == 3 * kMs);
+  CHECK(run.ended.at(3).arrival_ns == 3 * kMs);
+  CHECK(run.ended.at(3).finish_ns == 6 * kMs);
+  // TTFT counts from the send, not from the stream's time 0: every request waits 1 ms.
+  CHECK(run.result.metrics.ttft.min() == kMs);
+  CHECK(run.result.metrics.ttft.max() == kMs);
+  CHECK(run.result.metrics.queue.max() == 0);
+  CHECK(run.result.max_running == 2);
+
+  // Open loop, same requests: all four run at once.
+  sim::SimOptions open = small_options();
+  const auto all = run_sim(
+      open, {}, cost, {spec(0, 0, 10, 3), spec(1, 0, 10, 3), spec(2, 0, 10, 3), spec(3, 0, 10, 3)});
+  CHECK(all.result.duration_ns == 3 * kMs);
+  CHECK(all.result.max_running == 4);
+}
+
+TEST_CASE("A closed loop with a rate: a request goes at its own time when a client is free",
+          "[sim][closed-loop]") {
+  // One client. R0 at 0 ends at 3 ms; R1 is due at 5 ms (client idle): it goes at 5. R2 is due
+  // at 6 ms, while R1 runs until 8 ms: it goes at 8.
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  sim::SimOptions opts = small_options();
+  opts.max_concurrency = 1;
+  const auto run = run_sim(opts, {}, cost,
+                           {spec(0, 0, 10, 3), spec(1, 5 * kMs, 10, 3), spec(2, 6 * kMs, 10, 3)});
+  REQUIRE(run.result.metrics.completed == 3);
+  CHECK(run.ended.at(1).arrival_ns == 5 * kMs);
+  CHECK(run.ended.at(2).arrival_ns == 8 * kMs);
+  CHECK(run.result.duration_ns == 11 * kMs);
+  CHECK(run.result.max_running == 1);
+}
+
+TEST_CASE("A closed loop under a time limit accounts for the held request", "[sim][closed-loop]") {
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  sim::SimOptions opts = small_options();
+  opts.max_concurrency = 1;
+  opts.time_limit_ns = 4 * kMs;
+  // R0 ends at 3 ms, R1 (100 out) runs past the limit, R2 is held behind it.
+  const auto run =
+      run_sim(opts, {}, cost, {spec(0, 0, 10, 3), spec(1, 0, 10, 100), spec(2, 0, 10, 3)});
+  CHECK(run.result.metrics.completed == 1);
+  CHECK(run.result.metrics.arrived == 2);
+  CHECK(run.result.requests_unfinished == 2);  // R1 in flight, R2 held by the client
+}

@@ -180,3 +180,21 @@ TEST_CASE("length specs parse, print back, and reject nonsense", "[trace][worklo
   CHECK_THROWS_WITH(parse_length_dist("normal:x:5", where), Catch::Contains("a number MEAN"));
   CHECK_THROWS_WITH(parse_length_dist("zipf:0:1:5", where), Catch::Contains("Zipf exponent"));
 }
+
+TEST_CASE("a closed loop needs no rate: every request is ready at time 0", "[trace][workload]") {
+  WorkloadOptions w;
+  w.source = WorkloadOptions::Source::kSynthetic;
+  w.synthetic.num_requests = 5;
+  w.synthetic.prompt = parse_length_dist("100", {});
+  w.synthetic.output = parse_length_dist("10", {});
+  // Open loop without a rate: an error, as before.
+  CHECK_THROWS_WITH(Workload(w), Catch::Contains("expected a positive request rate"));
+  w.max_concurrency = 4;
+  const Workload closed(w);
+  const auto requests = read_all(*closed.open());
+  REQUIRE(requests.size() == 5);
+  for (const auto& r : requests) CHECK(r.arrival_ns == 0);
+  CHECK_THAT(closed.open()->describe(), Catch::Contains("rate=unlimited"));
+  w.max_concurrency = -1;
+  CHECK_THROWS_WITH(Workload(w), Catch::Contains("--max-concurrency"));
+}
