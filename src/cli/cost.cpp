@@ -121,6 +121,14 @@ std::unique_ptr<cost::RooflineCostModel> roofline_model(const CostFlags& f,
   auto roofline = std::make_unique<cost::RooflineCostModel>(d.model, hw, o);
   in.weight_dtype = std::string(model::dtype_name(roofline->dtypes().weight));
   in.activation_dtype = std::string(model::dtype_name(roofline->dtypes().gemm_compute));
+  if (d.model.quantization.enabled()) {  // the linear layers' storage and GEMM compute
+    const cost::ResolvedDtypes& q = roofline->dtypes();
+    in.weight_dtype =
+        model::quantization_summary(d.model.quantization) + ", the rest " + in.weight_dtype;
+    in.activation_dtype = std::string(model::dtype_name(q.quant_compute)) +
+                          (q.quant_dequantizes ? " (weights dequantized)" : "") +
+                          " in quantized GEMMs, " + in.activation_dtype + " elsewhere";
+  }
   in.kv_dtype = std::string(model::dtype_name(roofline->dtypes().kv));
   in.profile_kind = hw.cost.provenance.kind;
   in.profile_device = hw.cost.provenance.device;

@@ -7,7 +7,7 @@
 //   memory_bytes: 85520809984          # required, > 0: total device memory as the driver reports
 //   memory_bandwidth_gb_s: 3350        # required, > 0: HBM peak, 1e9 bytes/s
 //   peak_tflops:                       # required, dense (no sparsity), 1e12 FLOP/s per dtype;
-//     fp32: 66.9                       #   at least one of fp32|fp16|bf16|fp8|int8|int4
+//     fp32: 66.9                       #   at least one of fp32|fp16|bf16|fp8|int8|int4|fp4
 //     bf16: 989.4
 //   interconnect_bandwidth_gb_s: 450   # required, >= 0: per GPU per direction (NVLink, ...)
 //   interconnect_latency_us: 2.0       # optional, >= 0

@@ -42,6 +42,10 @@ void window_all_layers(const JsonReader& r, Import& im);
 void read_moe_common(const JsonReader& r, Import& im, const std::string& experts_key,
                      const std::vector<std::string>& top_k_keys, const std::string& width_key);
 
+// quantization_config (when `r` has one) → im.m.quantization (hf_quantization.cpp). Throws at
+// quant_method for a method kvsim cannot cost.
+void read_quantization(const JsonReader& r, Import& im);
+
 // The family readers: each fills im.m and im.fields from the (text) config object `r`.
 void family_llama(const JsonReader& r, Import& im);
 void family_mistral(const JsonReader& r, Import& im);

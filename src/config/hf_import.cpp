@@ -235,6 +235,7 @@ model::ModelSpec parse(std::string_view original, const std::string& file) {
   im.m.name = model_name_from_path(file);
   im.m.source = "Hugging Face config.json: " + file;
   it->second(cfg, im, model_type);
+  hf::read_quantization(cfg.has("quantization_config") ? cfg : top, im);
   hf::infer_attention_kind(im.m.attention);
   if (im.m.intermediate_size == 0 && im.m.moe.enabled()) {
     im.m.intermediate_size = im.m.moe.expert_intermediate_size;

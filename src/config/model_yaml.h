@@ -10,7 +10,7 @@
 //   intermediate_size: 28672          # required for dense models (MLP width), > 0
 //   vocab_size: 128256                # required
 //   max_context: 8192                 # required: the model's maximum sequence length
-//   weight_dtype: bf16                # fp32|fp16|bf16|fp8|int8|int4, default bf16
+//   weight_dtype: bf16                # fp32|fp16|bf16|fp8|int8|int4|fp4, default bf16
 //   mlp: gated                        # gated (SwiGLU/GeGLU, 3 matrices) | plain (2); default gated
 //   norm: rmsnorm                     # rmsnorm | layernorm (with bias); default rmsnorm
 //   norms_per_layer: 2                # default 2

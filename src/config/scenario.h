@@ -9,8 +9,9 @@
 //   gpu_memory_utilization: 0.9
 //   block_size: 16
 //   max_model_len: 8192                # 0 or absent: the model's max context
-//   kv_cache_dtype: auto               # auto|fp32|fp16|bf16|fp8|int8|int4
+//   kv_cache_dtype: auto               # auto|fp32|fp16|bf16|fp8|int8|int4|fp4
 //   kv_scale_group_size: 0
+//   quantization: auto                 # auto|none|fp8|int8|awq|gptq|mxfp4|nvfp4 (weights)
 //   activation_reserve_gib: 1.5        # absent: estimated from the model (kvsim kv shows it)
 //   runtime_overhead_gib: 2            # CUDA context, workspaces, NCCL, CUDA graphs
 //   engine: v1                         # v1: vLLM V1 memory profile; v0: the older accounting
@@ -68,6 +69,7 @@ struct ScenarioDeployment {
   std::int64_t max_model_len = 0;  // 0 = the model's max context
   std::string kv_cache_dtype = "auto";
   std::int64_t kv_scale_group_size = 0;
+  std::string quantization = "auto";  // auto = the model's; else a canonical QuantMethod name
   std::optional<double> activation_reserve_gib;       // nullopt: the model-based estimate
   double runtime_overhead_gib = 2.0;                  // model::kDefaultRuntimeOverheadBytes
   bool runtime_overhead_given = false;                // runtime_overhead_gib was set (V1: replaces

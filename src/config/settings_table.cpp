@@ -7,6 +7,7 @@
 #include "memory/allocator.h"
 #include "model/dtype.h"
 #include "model/kv_math.h"
+#include "model/quantization.h"
 #include "sim/options.h"
 
 namespace kvsim::config {
@@ -26,6 +27,16 @@ TimeNs ms_to_ns(double ms) {
 
 bool any_dtype(std::string_view name) {
   return model::parse_dtype(name).has_value();
+}
+
+std::vector<std::string> quantization_names() {
+  std::vector<std::string> names{"auto"};
+  for (std::string& n : model::quant_method_names()) names.push_back(std::move(n));
+  return names;
+}
+
+bool quantization_alias(std::string_view name) {
+  return model::parse_quant_method(name).has_value();
 }
 
 std::vector<std::string> engine_names() {
@@ -157,6 +168,22 @@ const Setting kSettings[] = {
      .grid_axis = true,
      .apply = [](Scenario& s,
                  const SettingValue& v) { s.deployment.kv_scale_group_size = v.integer; }},
+    {.path = "quantization",
+     .flag = "--quantization",
+     .help = "Weight quantization of the linear layers: {choices} (auto = the model's, e.g. an HF "
+             "config's quantization_config; vLLM's aliases such as modelopt_fp4 are accepted)",
+     .type = SettingType::kChoice,
+     .default_text = "auto",
+     .scope = SettingScope::kDeployment,
+     .grid_axis = true,
+     .choices = quantization_names,
+     .also_accepts = quantization_alias,
+     .apply =
+         [](Scenario& s, const SettingValue& v) {
+           const auto method = model::parse_quant_method(v.text);
+           s.deployment.quantization =
+               method ? std::string(model::quant_method_name(*method)) : std::string("auto");
+         }},
     {.path = "activation_reserve_gib",
      .flag = "--activation-reserve-gib",
      .help = "GPU memory kept for forward-pass activations, GiB per GPU (default: estimated from "

@@ -94,13 +94,19 @@ void routed_experts(const Plan& P, OpAcc* acc, const MoeTemplate& t, const Aggre
           : t.num_experts * (1.0 - std::pow(1.0 - t.top_k / t.num_experts, g.tokens));
   const double up_w = t.gate_factor * t.hidden * t.expert_width;
   const double down_w = t.hidden * t.expert_width;
-  const Work up{
-      2.0 * assignments * up_w,
-      touched * up_w * t.w + assignments * (t.hidden + t.gate_factor * t.expert_width) * t.a};
-  const Work down{2.0 * assignments * down_w,
-                  touched * down_w * t.w + assignments * (t.expert_width + t.hidden) * t.a};
-  P.add(acc, kMoe, OpClass::kGemm, up, n, -1.0);
-  P.add(acc, kMoe, OpClass::kGemm, down, n, -1.0);
+  Work up{2.0 * assignments * up_w,
+          touched * up_w * t.w + assignments * (t.hidden + t.gate_factor * t.expert_width) * t.a};
+  Work down{2.0 * assignments * down_w,
+            touched * down_w * t.w + assignments * (t.expert_width + t.hidden) * t.a};
+  const double peak = t.quantized ? P.quant_peak_flops : 0.0;
+  if (t.quantized) {
+    // Each touched expert's weights, over the rows routed to it.
+    const double rows = touched > 0 ? assignments / touched : 0.0;
+    up.flops += touched * P.dequant_flops(up_w, rows);
+    down.flops += touched * P.dequant_flops(down_w, rows);
+  }
+  P.add(acc, kMoe, OpClass::kGemm, up, n, -1.0, peak);
+  P.add(acc, kMoe, OpClass::kGemm, down, n, -1.0, peak);
 }
 
 void layer_group(const Plan& P, OpAcc* acc, const LayerGroup& grp, const Aggregates& g,

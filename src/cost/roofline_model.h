@@ -21,6 +21,13 @@
 // the convolution/scan traffic over the inner width and the per-sequence state read and written
 // once per step (op "ssm"). MoE layers are those MoeSpec::is_moe_layer names; routed experts in
 // their own dtype (MXFP4) are read at that width plus their scales.
+//
+// Quantized linear layers (ModelSpec::quantization): their GEMMs read the weights at the
+// quantized width plus scales (model::quantized_bytes_per_element) and compute at: fp8 W8A8 →
+// the fp8 peak (fp8 inputs), int8 W8A8 → the int8 peak, mxfp4 / nvfp4 → the fp4 peak on a GPU
+// of compute capability >= 10 with one; otherwise (AWQ/GPTQ W4A16, fp4 or fp8 without tensor
+// cores for it) the activation dtype's peak plus the dequantization: 2 FLOPs per weight element
+// per 128-row tile of the GEMM's rows (kDequantFlopsPerWeight, kDequantTileRows).
 
 #include <array>
 #include <memory>
@@ -36,6 +43,12 @@ struct ResolvedDtypes {
   model::Dtype activation = model::Dtype::kBf16;
   model::Dtype kv = model::Dtype::kBf16;
   model::Dtype gemm_compute = model::Dtype::kBf16;  // fp8 for W8A8, else the activation dtype
+  // GEMMs of the linear layers ModelSpec::quantization converts: their weights' type, the type
+  // they compute in, and whether the kernel dequantizes the weights first (weight-only W4A16, or
+  // a format the GPU has no tensor cores for). Equal to weight / gemm_compute without one.
+  model::Dtype quant_weight = model::Dtype::kBf16;
+  model::Dtype quant_compute = model::Dtype::kBf16;
+  bool quant_dequantizes = false;
 };
 
 class RooflineCostModel final : public CostModel {

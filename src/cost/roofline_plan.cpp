@@ -30,6 +30,39 @@ void check_tensor_parallel(const model::ModelSpec& m, std::int64_t p) {
   }
 }
 
+// The quantized GEMMs' compute (roofline_model.h): the weights' own type where the GPU has tensor
+// cores for it, else the activation type after dequantizing.
+void resolve_quant_dtypes(const model::ModelSpec& m, const model::HardwareSpec& hw,
+                          ResolvedDtypes& d) {
+  d.quant_weight = d.weight;
+  d.quant_compute = d.gemm_compute;
+  d.quant_dequantizes = false;
+  const model::Quantization& q = m.quantization;
+  if (!q.enabled()) return;
+  d.quant_weight = model::quant_weight_dtype(q.method);
+  const Dtype act16 = d.activation == Dtype::kFp8 ? Dtype::kBf16 : d.activation;
+  const auto native = [&](Dtype dt) { return hw.peak_flops.count(dt) > 0; };
+  Dtype compute = act16;
+  switch (q.method) {
+    case model::QuantMethod::kFp8:
+      if (native(Dtype::kFp8)) compute = Dtype::kFp8;
+      break;
+    case model::QuantMethod::kInt8:
+      if (native(Dtype::kInt8)) compute = Dtype::kInt8;
+      break;
+    case model::QuantMethod::kMxfp4:
+    case model::QuantMethod::kNvfp4:
+      if (hw.compute_capability >= 10.0 && native(Dtype::kFp4)) compute = Dtype::kFp4;
+      break;
+    case model::QuantMethod::kAwq:
+    case model::QuantMethod::kGptq:
+    case model::QuantMethod::kNone:
+      break;
+  }
+  d.quant_compute = compute;
+  d.quant_dequantizes = compute == act16;
+}
+
 ResolvedDtypes resolve_dtypes(const model::ModelSpec& m, const CostOptions& options) {
   ResolvedDtypes d;
   d.weight = options.weight_dtype.value_or(m.weight_dtype);
@@ -55,6 +88,7 @@ struct ElementBytes {
   double w = 2;                // weights
   double c = 2;                // KV cache
   double gc = 2;               // GEMM outputs
+  double qa = 2;               // quantized GEMMs' inputs (their compute dtype)
 };
 
 ElementBytes element_bytes(const ResolvedDtypes& d) {
@@ -65,6 +99,7 @@ ElementBytes element_bytes(const ResolvedDtypes& d) {
   b.w = dtype_bytes(d.weight);
   b.c = dtype_bytes(d.kv);
   b.gc = gemm_output_bytes(d.gemm_compute);
+  b.qa = dtype_bytes(d.quant_compute);
   return b;
 }
 
@@ -89,6 +124,15 @@ void set_roofs(Plan& P, const model::HardwareSpec& hw, const CostOptions& option
                 "expected a non-negative time, got " + std::to_string(P.overhead_s));
   }
   if (options.use_tables) P.tables = TableIndex(hw.cost.tables);
+  const auto quant_peak = hw.peak_flops_for(P.dtypes.quant_compute);
+  if (!quant_peak) {
+    throw Error(ErrorLocation{hw.name, 0, 0, "peak_tflops"},
+                "expected a peak FLOP/s for " +
+                    std::string(model::dtype_name(P.dtypes.quant_compute)) +
+                    " (the quantized GEMMs' compute type)");
+  }
+  P.quant_peak_flops = *quant_peak;
+  P.quant_dequantizes = P.dtypes.quant_dequantizes;
 }
 
 // Layers that cost the same: (layer kind, block kind, MoE or dense).
@@ -103,6 +147,7 @@ struct LayerKey {
 
 struct LayerCensus {
   std::map<LayerKey, std::int64_t> counts;
+  std::map<LayerKey, std::int64_t> first;  // each group's first layer (its quantized modules)
   std::int64_t num_mamba = 0;
 };
 
@@ -111,8 +156,9 @@ LayerCensus count_layers(const model::ModelSpec& m) {
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(m.layer_kinds.size()); ++i) {
     const model::BlockKind block = m.block_kind(i);
     census.num_mamba += block == model::BlockKind::kMamba ? 1 : 0;
-    ++census.counts[LayerKey{m.layer_kinds[static_cast<std::size_t>(i)], block,
-                             m.moe.is_moe_layer(i)}];
+    const LayerKey key{m.layer_kinds[static_cast<std::size_t>(i)], block, m.moe.is_moe_layer(i)};
+    ++census.counts[key];
+    census.first.emplace(key, i);
   }
   return census;
 }
@@ -131,7 +177,9 @@ class TemplateBuilder {
         hq_(att_.num_q_heads / p),
         gate_(m.gated_mlp ? 2.0 : 1.0) {}
 
-  LayerGroup layer_group(const LayerKey& key, std::int64_t count, double ssm_state_per_layer);
+  // `first_layer`: the group's first layer, whose modules decide which GEMMs are quantized.
+  LayerGroup layer_group(const LayerKey& key, std::int64_t count, std::int64_t first_layer,
+                         double ssm_state_per_layer);
   void add_head();
   // Sets the table count and sorts the kernel families.
   void finish();
@@ -141,6 +189,12 @@ class TemplateBuilder {
                                   const std::vector<std::pair<std::string, std::int64_t>>& shape);
   GemmTemplate gemm(OpId op, Rows rows, std::int64_t n, std::int64_t k, std::int64_t batch,
                     double weight_bytes);
+  // A linear layer's GEMM: quantized unless ModelSpec::quantization keeps `module` (vLLM's name
+  // in the current layer) at the model's dtype.
+  GemmTemplate linear(OpId op, Rows rows, std::int64_t n, std::int64_t k, const char* module);
+  bool quantized(const char* module) const {
+    return model::is_quantized_module(m_.quantization, layer_, module);
+  }
   void add_ssm(LayerGroup& g, double ssm_state_per_layer);
   void add_mla_attention(LayerGroup& g);
   void add_attention(LayerGroup& g, model::LayerKind kind);
@@ -152,9 +206,10 @@ class TemplateBuilder {
   const std::int64_t p_;
   const ElementBytes b_;
   Plan& P_;
-  const std::int64_t h_;   // hidden size
-  const std::int64_t hq_;  // query heads per GPU
-  const double gate_;      // 2 for a gated MLP (gate + up), 1 otherwise
+  const std::int64_t h_;     // hidden size
+  const std::int64_t hq_;    // query heads per GPU
+  const double gate_;        // 2 for a gated MLP (gate + up), 1 otherwise
+  std::int64_t layer_ = -1;  // the layer group's first layer
   std::set<const PreparedTable*> used_;
 };
 
@@ -188,9 +243,21 @@ GemmTemplate TemplateBuilder::gemm(OpId op, Rows rows, std::int64_t n, std::int6
   return t;
 }
 
+GemmTemplate TemplateBuilder::linear(OpId op, Rows rows, std::int64_t n, std::int64_t k,
+                                     const char* module) {
+  if (!quantized(module)) return gemm(op, rows, n, k, 1, b_.w);
+  GemmTemplate t;
+  t.op = op, t.rows = rows;
+  t.n = static_cast<double>(n), t.k = static_cast<double>(k);
+  t.a = b_.qa, t.c = gemm_output_bytes(b_.act16), t.quantized = true;
+  t.w = model::quantized_bytes_per_element(m_.quantization, static_cast<std::uint64_t>(k));
+  return t;
+}
+
 LayerGroup TemplateBuilder::layer_group(const LayerKey& key, std::int64_t count,
-                                        double ssm_state_per_layer) {
+                                        std::int64_t first_layer, double ssm_state_per_layer) {
   const double a = b_.a;
+  layer_ = first_layer;
   LayerGroup g;
   g.count = static_cast<double>(count);
   const bool two_sublayers = key.block == model::BlockKind::kAttentionMlp;
@@ -227,9 +294,9 @@ void TemplateBuilder::add_ssm(LayerGroup& g, double ssm_state_per_layer) {
   const std::int64_t heads_p = ceil_div(ssm.num_heads, p_);
   const std::int64_t groups_p = ceil_div(std::max<std::int64_t>(ssm.num_groups, 1), p_);
   const std::int64_t inner = heads_p * ssm.head_dim;
-  g.gemms.push_back(
-      gemm(kSsm, Rows::kTokens, 2 * inner + 2 * groups_p * ssm.state_size + heads_p, h_, 1, b_.w));
-  g.gemms.push_back(gemm(kSsm, Rows::kTokens, h_, inner, 1, b_.w));
+  g.gemms.push_back(linear(kSsm, Rows::kTokens, 2 * inner + 2 * groups_p * ssm.state_size + heads_p,
+                           h_, "mixer.in_proj"));
+  g.gemms.push_back(linear(kSsm, Rows::kTokens, h_, inner, "mixer.out_proj"));
   // Convolution, scan and gating over the inner width, and the state read and written once
   // per sequence.
   g.elementwise.push_back(
@@ -243,20 +310,21 @@ void TemplateBuilder::add_mla_attention(LayerGroup& g) {
   const std::int64_t v = mla.v_head_dim > 0 ? mla.v_head_dim : att_.head_dim;
   const std::int64_t latent = mla.kv_lora_rank + mla.qk_rope_head_dim;
   if (mla.q_lora_rank > 0) {
-    g.gemms.push_back(gemm(kQkv, Rows::kTokens, mla.q_lora_rank, h_, 1, w));
-    g.gemms.push_back(gemm(kQkv, Rows::kTokens, hq_ * qk, mla.q_lora_rank, 1, w));
+    g.gemms.push_back(linear(kQkv, Rows::kTokens, mla.q_lora_rank, h_, "self_attn.q_a_proj"));
+    g.gemms.push_back(linear(kQkv, Rows::kTokens, hq_ * qk, mla.q_lora_rank, "self_attn.q_b_proj"));
   } else {
-    g.gemms.push_back(gemm(kQkv, Rows::kTokens, hq_ * qk, h_, 1, w));
+    g.gemms.push_back(linear(kQkv, Rows::kTokens, hq_ * qk, h_, "self_attn.q_proj"));
   }
-  g.gemms.push_back(gemm(kQkv, Rows::kTokens, latent, h_, 1, w));
+  g.gemms.push_back(linear(kQkv, Rows::kTokens, latent, h_, "self_attn.kv_a_proj_with_mqa"));
   // Prefill: decompress K (nope part) and V of every key of the chunk from the latent.
-  g.gemms.push_back(gemm(kAttnPrefill, Rows::kPrefillKeys, hq_ * (mla.qk_nope_head_dim + v),
-                         mla.kv_lora_rank, 1, w));
-  // Decode (weight absorption): q_nope → latent space, and latent → v, per head.
+  g.gemms.push_back(linear(kAttnPrefill, Rows::kPrefillKeys, hq_ * (mla.qk_nope_head_dim + v),
+                           mla.kv_lora_rank, "self_attn.kv_b_proj"));
+  // Decode (weight absorption): q_nope → latent space, and latent → v, per head (vLLM
+  // dequantizes these absorbed kv_b_proj halves to the model's dtype when loading).
   g.gemms.push_back(
       gemm(kAttnDecode, Rows::kDecodes, mla.kv_lora_rank, mla.qk_nope_head_dim, hq_, w));
   g.gemms.push_back(gemm(kAttnDecode, Rows::kDecodes, v, mla.kv_lora_rank, hq_, w));
-  g.gemms.push_back(gemm(kOProj, Rows::kTokens, h_, hq_ * v, 1, w));
+  g.gemms.push_back(linear(kOProj, Rows::kTokens, h_, hq_ * v, "self_attn.o_proj"));
   g.prefill_geom.q_heads = static_cast<double>(hq_);
   g.prefill_geom.qk_dim = static_cast<double>(qk);
   g.prefill_geom.v_dim = static_cast<double>(v);
@@ -281,8 +349,8 @@ void TemplateBuilder::add_attention(LayerGroup& g, model::LayerKind kind) {
   const std::int64_t vd = lg.v_dim;
   const std::int64_t kvg = model::kv_heads_per_rank(lg.kv_heads, p_);
   const std::int64_t kv_cols = lg.stores_v ? kvg * (hd + vd) : kvg * hd;
-  g.gemms.push_back(gemm(kQkv, Rows::kTokens, hq_ * hd + kv_cols, h_, 1, b_.w));
-  g.gemms.push_back(gemm(kOProj, Rows::kTokens, h_, hq_ * vd, 1, b_.w));
+  g.gemms.push_back(linear(kQkv, Rows::kTokens, hq_ * hd + kv_cols, h_, "self_attn.q_proj"));
+  g.gemms.push_back(linear(kOProj, Rows::kTokens, h_, hq_ * vd, "self_attn.o_proj"));
   AttentionGeometry geom;
   geom.q_heads = static_cast<double>(hq_);
   geom.qk_dim = static_cast<double>(hd);
@@ -318,6 +386,11 @@ void TemplateBuilder::add_moe(LayerGroup& g) {
   t.expert_width = static_cast<double>(ceil_div(moe.expert_intermediate_size, p_));
   t.gate_factor = gate_;
   t.w = w, t.a = b_.ga;
+  t.quantized = quantized("mlp.experts");
+  if (t.quantized) {
+    t.a = b_.qa;
+    t.w = model::quantized_bytes_per_element(m_.quantization, static_cast<std::uint64_t>(h_));
+  }
   if (moe.has_expert_dtype) {
     // Routed experts stored in their own type (e.g. MXFP4) with one 8-bit scale per group.
     t.w = dtype_bytes(moe.expert_dtype) +
@@ -328,9 +401,9 @@ void TemplateBuilder::add_moe(LayerGroup& g) {
   if (moe.num_shared_experts > 0) {
     const std::int64_t shared = moe.num_shared_experts * moe.shared_expert_size();
     const std::int64_t shared_p = ceil_div(shared, p_);
-    g.gemms.push_back(
-        gemm(kMoe, Rows::kTokens, static_cast<std::int64_t>(gate_) * shared_p, h_, 1, w));
-    g.gemms.push_back(gemm(kMoe, Rows::kTokens, h_, shared_p, 1, w));
+    g.gemms.push_back(linear(kMoe, Rows::kTokens, static_cast<std::int64_t>(gate_) * shared_p, h_,
+                             "mlp.shared_experts"));
+    g.gemms.push_back(linear(kMoe, Rows::kTokens, h_, shared_p, "mlp.shared_experts"));
     g.elementwise.push_back({kNorms, (gate_ + 1.0) * static_cast<double>(shared_p) * a, 0});
   }
   // Expert activation and the token permutation (gather + scatter of hidden rows).
@@ -340,9 +413,9 @@ void TemplateBuilder::add_moe(LayerGroup& g) {
 
 void TemplateBuilder::add_dense_mlp(LayerGroup& g) {
   const std::int64_t inter_p = ceil_div(m_.intermediate_size, p_);
-  g.gemms.push_back(
-      gemm(kMlp, Rows::kTokens, static_cast<std::int64_t>(gate_) * inter_p, h_, 1, b_.w));
-  g.gemms.push_back(gemm(kMlp, Rows::kTokens, h_, inter_p, 1, b_.w));
+  g.gemms.push_back(linear(kMlp, Rows::kTokens, static_cast<std::int64_t>(gate_) * inter_p, h_,
+                           m_.gated_mlp ? "mlp.gate_proj" : "mlp.up_proj"));
+  g.gemms.push_back(linear(kMlp, Rows::kTokens, h_, inter_p, "mlp.down_proj"));
   g.elementwise.push_back({kNorms, (gate_ + 1.0) * static_cast<double>(inter_p) * b_.a, 0});
 }
 
@@ -378,6 +451,7 @@ std::unique_ptr<Plan> build_plan(const model::ModelSpec& m, const model::Hardwar
   Plan& P = *plan;
   P.tp = p;
   P.dtypes = resolve_dtypes(m, options);
+  resolve_quant_dtypes(m, hw, P.dtypes);
   const ElementBytes bytes = element_bytes(P.dtypes);
   set_roofs(P, hw, options, bytes.act16);
   P.window = m.attention.sliding_window;
@@ -389,7 +463,7 @@ std::unique_ptr<Plan> build_plan(const model::ModelSpec& m, const model::Hardwar
                            : 0.0;
   TemplateBuilder builder(m, p, bytes, P);
   for (const auto& [key, count] : census.counts) {
-    P.groups.push_back(builder.layer_group(key, count, ssm_state_per_layer));
+    P.groups.push_back(builder.layer_group(key, count, census.first.at(key), ssm_state_per_layer));
   }
   builder.add_head();
   builder.finish();

@@ -3,6 +3,7 @@
 // roofline_plan.cpp builds it): the per-layer constants RooflineCostModel precomputes.
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -48,7 +49,12 @@ struct GemmTemplate {
   double n = 0, k = 0, batch = 1;
   double a = 2, w = 2, c = 2;  // element bytes of input, weight, output
   const PreparedTable* table = nullptr;
+  bool quantized = false;  // a quantized linear layer: Plan::quant_peak_flops, dequantization
 };
+
+// Dequantizing weights before a GEMM (roofline_model.h): FLOPs per weight element per tile.
+constexpr double kDequantFlopsPerWeight = 2.0;
+constexpr double kDequantTileRows = 128.0;
 
 struct ElementwiseTemplate {
   OpId op = kNorms;
@@ -61,6 +67,7 @@ struct MoeTemplate {
   double hidden = 0, expert_width = 0;  // expert intermediate per GPU
   double gate_factor = 2;               // 2 for gated experts (gate + up), 1 otherwise
   double w = 2, a = 2;
+  bool quantized = false;  // experts quantized (or in their own dtype): as GemmTemplate
 };
 
 // Layers that cost the same: same attention kind/window and same MLP kind.
@@ -120,16 +127,20 @@ struct RooflineCostModel::Plan {
   bool has_head = true;  // false on a pipeline stage other than the last (no final norm, LM head)
   double overhead_s = 0;
   double pcie_bandwidth = 0;
+  double quant_peak_flops = 0;  // peak of the quantized GEMMs' compute dtype
+  bool quant_dequantizes = false;
   TableIndex tables;
   std::size_t tables_used = 0;
 
   // Accumulates the whole step into acc[]; returns the total seconds (overhead included).
   double run(const StepBatch& batch, OpAcc* acc) const;
 
+  // `peak_flops` > 0 replaces the class's peak (quantized GEMMs).
   void add(OpAcc* acc, OpId op, OpClass cls_id, const Work& work, double multiplicity,
-           double table_time_s) const {
+           double table_time_s, double peak_flops = 0) const {
     const KernelTime kt =
-        roofline_time(cls[static_cast<int>(cls_id)], roof[static_cast<int>(cls_id)].peak_flops,
+        roofline_time(cls[static_cast<int>(cls_id)],
+                      peak_flops > 0 ? peak_flops : roof[static_cast<int>(cls_id)].peak_flops,
                       roof[static_cast<int>(cls_id)].bandwidth,
                       roof[static_cast<int>(cls_id)].extra_latency_s, work);
     const double t = (table_time_s > 0 ? table_time_s : kt.time_s) * multiplicity;
@@ -157,9 +168,22 @@ struct RooflineCostModel::Plan {
   void gemm(OpAcc* acc, const GemmTemplate& t, const Aggregates& g, double mult) const {
     const double m = rows_of(t.rows, g);
     if (m <= 0) return;
-    const Work w = gemm_work(m, t.n, t.k, t.batch, t.a, t.w, t.c);
+    Work w = gemm_work(m, t.n, t.k, t.batch, t.a, t.w, t.c);
     const double table_time = t.table ? t.table->lookup(m, 0.0) : -1.0;
-    add(acc, t.op, OpClass::kGemm, w, mult, table_time);
+    if (!t.quantized) {
+      add(acc, t.op, OpClass::kGemm, w, mult, table_time);
+      return;
+    }
+    w.flops += dequant_flops(t.n * t.k * t.batch, m);
+    add(acc, t.op, OpClass::kGemm, w, mult, -1.0, quant_peak_flops);
+  }
+
+  // FLOPs to dequantize `weights` elements for a GEMM of `rows` rows (0 when the kernel computes
+  // in the weights' type).
+  double dequant_flops(double weights, double rows) const {
+    if (!quant_dequantizes) return 0.0;
+    return roofline::kDequantFlopsPerWeight * weights *
+           std::ceil(rows / roofline::kDequantTileRows);
   }
 };
 

@@ -17,18 +17,20 @@ int bits_per_element(Dtype dtype) {
     case Dtype::kInt8:
       return 8;
     case Dtype::kInt4:
+    case Dtype::kFp4:
       return 4;
   }
   return 0;
 }
 
-constexpr EnumNames<Dtype, 6> kDtypeNames{{{
+constexpr EnumNames<Dtype, 7> kDtypeNames{{{
     {Dtype::kFp32, "fp32"},
     {Dtype::kFp16, "fp16"},
     {Dtype::kBf16, "bf16"},
     {Dtype::kFp8, "fp8"},
     {Dtype::kInt8, "int8"},
     {Dtype::kInt4, "int4"},
+    {Dtype::kFp4, "fp4"},
 }}};
 
 std::string_view dtype_name(Dtype dtype) {
@@ -46,6 +48,7 @@ std::optional<Dtype> parse_dtype(std::string_view name) {
   }
   if (n == "int8" || n == "i8") return Dtype::kInt8;
   if (n == "int4" || n == "i4") return Dtype::kInt4;
+  if (n == "fp4" || n == "fp4_e2m1" || n == "float4_e2m1fn" || n == "e2m1") return Dtype::kFp4;
   return std::nullopt;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "model/dtype.h"
+#include "model/quantization.h"
 
 namespace kvsim::model {
 
@@ -128,6 +129,10 @@ struct ModelSpec {
   bool qk_norm = false;              // per-head RMSNorm on Q and K (Qwen3, Gemma 3)
 
   Dtype weight_dtype = Dtype::kBf16;
+  // Quantized linear layers (HF quantization_config or --quantization); the rest of the weights,
+  // activations and the "auto" KV cache stay in weight_dtype. gpt-oss keeps its MXFP4 experts in
+  // moe.expert_dtype as well (quantization.method mxfp4 with everything else not converted).
+  Quantization quantization;
 
   // Pipeline parallelism (model/pipeline.h): a stage's slice of the model holds the token
   // embeddings only on the first stage and the final norm and LM head only on the last. A whole

@@ -30,6 +30,11 @@ struct Tensor {
   std::uint64_t elements_per_rank = 0;
   Dtype dtype = Dtype::kBf16;
   std::int64_t scale_group_size = 0;  // one 8-bit scale per this many elements; 0 = none
+  // A linear layer under ModelSpec::quantization: stored as quantized_tensor_bytes says, with
+  // `matrices` matrices of `in_features` inputs each (dtype and scale_group_size unused).
+  const Quantization* quant = nullptr;
+  std::uint64_t in_features = 0;
+  std::uint64_t matrices = 1;
 };
 
 std::uint64_t u64(std::int64_t v) {
@@ -77,11 +82,29 @@ class TensorWalker {
     emit({part, elements, ceil_div(elements, t), wd, 0});
   }
   void replicated(Part part, std::uint64_t elements) { emit({part, elements, elements, wd, 0}); }
+  // A linear layer's weight (`module` as vLLM names it in a decoder layer), `in_features` its
+  // inputs on one rank (row-parallel layers split them): sharded or replicated, quantized unless
+  // ModelSpec::quantization keeps the module at the model's dtype.
+  void linear_shard(Part part, const char* module, std::uint64_t elements, std::uint64_t per_rank,
+                    std::uint64_t in_features, std::uint64_t matrices) {
+    Tensor tensor{part, elements, per_rank, wd, 0};
+    if (is_quantized_module(m.quantization, layer_, module)) {
+      tensor.quant = &m.quantization;
+      tensor.in_features = in_features;
+      tensor.matrices = matrices;
+    }
+    emit(tensor);
+  }
+  void linear(Part part, const char* module, std::uint64_t elements, std::uint64_t in_features,
+              std::uint64_t matrices = 1) {
+    linear_shard(part, module, elements, ceil_div(elements, t), in_features, matrices);
+  }
   void norm(Part part, std::uint64_t width) {
     replicated(part, mul({width, m.layernorm_bias ? 2U : 1U}));
   }
 
   void decoder_layer(std::int64_t layer) {
+    layer_ = layer;
     const BlockKind block = m.block_kind(layer);
     const bool has_attention =
         block == BlockKind::kAttentionMlp || block == BlockKind::kAttentionOnly;
@@ -108,18 +131,22 @@ class TensorWalker {
     const std::uint64_t qh = u64(a.num_q_heads);
     const std::uint64_t qk = add(u64(mla.qk_nope_head_dim), u64(mla.qk_rope_head_dim));
     if (mla.q_lora_rank > 0) {
-      replicated(Part::kAttention, mul({h, u64(mla.q_lora_rank)}));    // q_a_proj
-      replicated(Part::kAttention, u64(mla.q_lora_rank));              // q_a_layernorm
-      sharded(Part::kAttention, mul({u64(mla.q_lora_rank), qh, qk}));  // q_b_proj
+      const std::uint64_t q_a = mul({h, u64(mla.q_lora_rank)});
+      linear_shard(Part::kAttention, "self_attn.q_a_proj", q_a, q_a, h, 1);
+      replicated(Part::kAttention, u64(mla.q_lora_rank));  // q_a_layernorm
+      linear(Part::kAttention, "self_attn.q_b_proj", mul({u64(mla.q_lora_rank), qh, qk}),
+             u64(mla.q_lora_rank));
     } else {
-      sharded(Part::kAttention, mul({h, qh, qk}));  // q_proj
+      linear(Part::kAttention, "self_attn.q_proj", mul({h, qh, qk}), h);
     }
-    replicated(Part::kAttention,
-               mul({h, add(u64(mla.kv_lora_rank), u64(mla.qk_rope_head_dim))}));  // kv_a_proj
-    replicated(Part::kAttention, u64(mla.kv_lora_rank));                          // kv_a_layernorm
-    sharded(Part::kAttention,
-            mul({u64(mla.kv_lora_rank), qh, add(u64(mla.qk_nope_head_dim), u64(mla.v_head_dim))}));
-    sharded(Part::kAttention, mul({qh, u64(mla.v_head_dim), h}));  // o_proj
+    const std::uint64_t kv_a = mul({h, add(u64(mla.kv_lora_rank), u64(mla.qk_rope_head_dim))});
+    linear_shard(Part::kAttention, "self_attn.kv_a_proj_with_mqa", kv_a, kv_a, h, 1);
+    replicated(Part::kAttention, u64(mla.kv_lora_rank));  // kv_a_layernorm
+    linear(Part::kAttention, "self_attn.kv_b_proj",
+           mul({u64(mla.kv_lora_rank), qh, add(u64(mla.qk_nope_head_dim), u64(mla.v_head_dim))}),
+           u64(mla.kv_lora_rank));
+    linear(Part::kAttention, "self_attn.o_proj", mul({qh, u64(mla.v_head_dim), h}),
+           ceil_div(mul({qh, u64(mla.v_head_dim)}), t));
   }
 
   void attention(LayerKind kind) {
@@ -133,17 +160,18 @@ class TensorWalker {
     const std::uint64_t o_width = mul({u64(a.num_q_heads), u64(v_dim)});
     const std::uint64_t kv_rank_heads =
         u64(kv_heads_per_rank(kv_heads, static_cast<std::int64_t>(t)));
-    auto kv_tensor = [&](std::uint64_t dim) {
-      emit({Part::kAttention, mul({h, u64(kv_heads), dim}), mul({h, kv_rank_heads, dim}), wd, 0});
+    auto kv_tensor = [&](std::uint64_t dim, const char* module) {
+      linear_shard(Part::kAttention, module, mul({h, u64(kv_heads), dim}),
+                   mul({h, kv_rank_heads, dim}), h, 1);
       if (m.attention_bias) {
         emit({Part::kAttention, mul({u64(kv_heads), dim}), mul({kv_rank_heads, dim}), wd, 0});
       }
     };
-    sharded(Part::kAttention, mul({h, q_width}));
+    linear(Part::kAttention, "self_attn.q_proj", mul({h, q_width}), h);
     if (m.attention_bias) sharded(Part::kAttention, q_width);
-    kv_tensor(u64(k_dim));
-    if (has_v) kv_tensor(u64(v_dim));
-    sharded(Part::kAttention, mul({o_width, h}));
+    kv_tensor(u64(k_dim), "self_attn.k_proj");
+    if (has_v) kv_tensor(u64(v_dim), "self_attn.v_proj");
+    linear(Part::kAttention, "self_attn.o_proj", mul({o_width, h}), ceil_div(o_width, t));
     if (m.attention_bias) replicated(Part::kAttention, h);
     if (m.qk_norm) {
       replicated(Part::kAttention, u64(k_dim));
@@ -156,12 +184,12 @@ class TensorWalker {
     const std::uint64_t inner = mul({u64(s.num_heads), u64(s.head_dim)});
     const std::uint64_t bc = mul({2, u64(s.num_groups), u64(s.state_size)});
     const std::uint64_t heads = u64(s.num_heads);
-    sharded(Part::kSsm, mul({h, add(add(mul({2, inner}), bc), heads)}));  // in_proj
-    sharded(Part::kSsm, mul({add(inner, bc), u64(s.conv_kernel)}));       // conv1d weight
-    if (s.conv_bias) sharded(Part::kSsm, add(inner, bc));                 // conv1d bias
-    sharded(Part::kSsm, mul({3, heads}));                                 // dt_bias, A_log, D
-    sharded(Part::kSsm, inner);                                           // gated norm
-    sharded(Part::kSsm, mul({inner, h}));                                 // out_proj
+    linear(Part::kSsm, "mixer.in_proj", mul({h, add(add(mul({2, inner}), bc), heads)}), h);
+    sharded(Part::kSsm, mul({add(inner, bc), u64(s.conv_kernel)}));  // conv1d weight
+    if (s.conv_bias) sharded(Part::kSsm, add(inner, bc));            // conv1d bias
+    sharded(Part::kSsm, mul({3, heads}));                            // dt_bias, A_log, D
+    sharded(Part::kSsm, inner);                                      // gated norm
+    linear(Part::kSsm, "mixer.out_proj", mul({inner, h}), ceil_div(inner, t));
   }
 
   void moe_mlp() {
@@ -180,7 +208,9 @@ class TensorWalker {
       const std::uint64_t per_rank = padded ? mul({ne, mats, rank_h, rank_ei}) : ceil_div(n, t);
       emit({Part::kRoutedExperts, n, per_rank, e.expert_dtype, e.expert_scale_group_size});
     } else {
-      sharded(Part::kRoutedExperts, mul({ne, mats, h, ei}));
+      // gate + up (h inputs) and down (expert-width inputs) of every expert.
+      linear(Part::kRoutedExperts, "mlp.experts", mul({ne, up_mats, h, ei}), h, ne * up_mats);
+      linear(Part::kRoutedExperts, "mlp.experts", mul({ne, h, ei}), ceil_div(ei, t), ne);
     }
     if (m.mlp_bias && padded) {
       emit({Part::kRoutedExperts, mul({ne, up_mats, ei}), mul({ne, up_mats, rank_ei}), wd, 0});
@@ -193,15 +223,19 @@ class TensorWalker {
     if (m.mlp_bias) replicated(Part::kRouter, ne);
     if (e.num_shared_experts > 0) {
       const std::uint64_t si = u64(e.shared_expert_size());
-      sharded(Part::kSharedExperts, mul({u64(e.num_shared_experts), mats, h, si}));
+      const std::uint64_t ns = u64(e.num_shared_experts);
+      linear(Part::kSharedExperts, "mlp.shared_experts", mul({ns, up_mats, h, si}), h,
+             ns * up_mats);
+      linear(Part::kSharedExperts, "mlp.shared_experts", mul({ns, h, si}), ceil_div(si, t), ns);
     }
   }
 
   void dense_mlp() {
-    const std::uint64_t mats = m.gated_mlp ? 3 : 2;  // gate + up + down, or up + down
     const std::uint64_t up_mats = m.gated_mlp ? 2 : 1;
     const std::uint64_t inter = u64(m.intermediate_size);
-    sharded(Part::kMlp, mul({mats, h, inter}));
+    if (m.gated_mlp) linear(Part::kMlp, "mlp.gate_proj", mul({h, inter}), h);
+    linear(Part::kMlp, "mlp.up_proj", mul({h, inter}), h);
+    linear(Part::kMlp, "mlp.down_proj", mul({inter, h}), ceil_div(inter, t));
     if (m.mlp_bias) {
       sharded(Part::kMlp, mul({up_mats, inter}));
       replicated(Part::kMlp, h);
@@ -214,6 +248,7 @@ class TensorWalker {
   const std::function<void(const Tensor&)>& emit;
   const Dtype wd;
   const std::uint64_t h;
+  std::int64_t layer_ = -1;  // the decoder layer being walked
 };
 
 // Calls `emit` for every weight tensor of the model as sharded over `tp` ranks.
@@ -224,6 +259,7 @@ void for_each_tensor(const ModelSpec& m, std::int64_t tp, const ExpertPadding& p
 
 Bytes tensor_bytes(const Tensor& t, bool per_rank) {
   const std::uint64_t n = per_rank ? t.elements_per_rank : t.elements;
+  if (t.quant) return quantized_tensor_bytes(*t.quant, n, t.in_features, t.matrices);
   Bytes bytes = bytes_for_elements(n, t.dtype);
   if (t.scale_group_size > 0) bytes = add(bytes, ceil_div(n, u64(t.scale_group_size)));  // scales
   return bytes;

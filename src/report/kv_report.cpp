@@ -286,7 +286,10 @@ void add_batch_and_weights(KeyValueTable& t, const KvReport& r) {
 
   t.add_section("Weights");
   t.add("parameters", n(static_cast<std::int64_t>(a.num_parameters)));
-  t.add("weights", exact_bytes(a.weights_bytes), std::string(model::dtype_name(m.weight_dtype)));
+  t.add("weights", exact_bytes(a.weights_bytes),
+        m.quantization.enabled() ? model::quantization_summary(m.quantization) + ", the rest " +
+                                       std::string(model::dtype_name(m.weight_dtype))
+                                 : std::string(model::dtype_name(m.weight_dtype)));
   if (tp > 1) t.add("weights per GPU", exact_bytes(a.weights_bytes_per_gpu), "TP " + n(tp));
 }
 

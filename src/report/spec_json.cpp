@@ -59,6 +59,36 @@ Json ssm_json(const model::ModelSpec& m) {
            }()}};
 }
 
+// {"method": "none"}, or the method with its weights' type, scale layout, the modules kept at
+// the model's dtype and where it came from (config.json or --quantization).
+Json quantization_json(const model::Quantization& q) {
+  Json j{{"method", std::string(model::quant_method_name(q.method))}};
+  if (!q.enabled()) return j;
+  j["weight_dtype"] = std::string(model::dtype_name(model::quant_weight_dtype(q.method)));
+  switch (q.scales) {
+    case model::ScaleLayout::kNone:
+      j["scales"] = "none";
+      break;
+    case model::ScaleLayout::kPerTensor:
+      j["scales"] = "tensor";
+      break;
+    case model::ScaleLayout::kPerChannel:
+      j["scales"] = "channel";
+      break;
+    case model::ScaleLayout::kGroup:
+      j["scales"] = "group";
+      j["group_size"] = q.group_size;
+      break;
+    case model::ScaleLayout::kBlock:
+      j["scales"] = "block";
+      j["block"] = {q.block_n, q.block_k};
+      break;
+  }
+  j["not_converted"] = q.not_converted;
+  j["origin"] = q.origin;
+  return j;
+}
+
 }  // namespace
 
 Json model_json(const model::ModelSpec& m) {
@@ -73,6 +103,7 @@ Json model_json(const model::ModelSpec& m) {
   j["vocab_size"] = m.vocab_size;
   j["max_context"] = m.max_context;
   j["weight_dtype"] = std::string(model::dtype_name(m.weight_dtype));
+  j["quantization"] = quantization_json(m.quantization);
   j["attention"] = attention_json(m.attention);
   j["layer_kinds"] = {{"full", m.num_layers_of(model::LayerKind::kFullAttention)},
                       {"sliding", m.num_layers_of(model::LayerKind::kSlidingWindow)},

@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "common/strings.h"
+#include "common/warning.h"
 #include "config/catalog.h"
 #include "config/settings.h"
 #include "model/pipeline.h"
@@ -19,6 +20,29 @@ Bytes gib_to_bytes(double gib) {
 
 Error flag_error(const std::string& flag, const std::string& message) {
   return Error(ErrorLocation{"", 0, 0, flag}, message);
+}
+
+// --quantization over the model's own (an HF quantization_config): "auto" keeps the model's; the
+// same method keeps the model's details (group size, blocks, modules not converted); another
+// method wins with a warning (vLLM refuses such a mismatch; kvsim costs what was asked).
+void apply_quantization(model::ModelSpec& m, const std::string& given) {
+  if (given.empty() || given == "auto") return;
+  const auto method = model::parse_quant_method(given);
+  if (!method) {  // the settings table accepted the name
+    throw flag_error(
+        "--quantization",
+        "expected one of auto|" + join(model::quant_method_names(), "|") + ", got '" + given + "'");
+  }
+  if (*method == m.quantization.method) return;
+  if (m.quantization.enabled()) {
+    warn(ErrorLocation{"", 0, 0, "--quantization"},
+         "the model's config says " + model::quantization_summary(m.quantization) +
+             "; costing it as " + std::string(model::quant_method_name(*method)) +
+             " as asked (vLLM would refuse the mismatch)");
+  }
+  m.quantization = model::default_quantization(*method);
+  m.quantization.origin = "--quantization";
+  m.moe.has_expert_dtype = false;  // gpt-oss's MXFP4 experts follow the method asked for
 }
 
 }  // namespace
@@ -70,6 +94,7 @@ Deployment resolve_deployment(const config::ScenarioDeployment& given, GpuRequir
   }
   Deployment d;
   d.model = config::load_model(given.model);
+  apply_quantization(d.model, given.quantization);
   if (!given.gpu.empty()) {
     d.hardware = config::load_hardware(given.gpu);
     if (given.gpus_per_node) d.hardware->gpus_per_node = *given.gpus_per_node;

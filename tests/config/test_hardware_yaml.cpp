@@ -54,7 +54,7 @@ pcie_bandwidth_gb_s: 10
         "g.yaml:2:15: memory_bytes: expected a positive integer, got '-5'");
   CHECK(bad("{bf16: 10}", "{bf18: 10}") ==
         "g.yaml:4:21: peak_tflops.bf18: unknown dtype 'bf18', expected one of "
-        "fp32|fp16|bf16|fp8|int8|int4, did you mean 'bf16'?");
+        "fp32|fp16|bf16|fp8|int8|int4|fp4, did you mean 'bf16'?");
   CHECK(bad("pcie_bandwidth_gb_s: 10", "pcie_bandwith_gb_s: 10") ==
         "g.yaml:6:21: pcie_bandwith_gb_s: unknown key 'pcie_bandwith_gb_s', did you mean "
         "'pcie_bandwidth_gb_s'?");

@@ -70,11 +70,10 @@ TEST_CASE("model YAML errors are located and say what was expected", "[config][y
   CHECK(bad("vocab_size: 100", "vocab_sise: 100") ==
         "m.yaml:6:13: vocab_sise: unknown key 'vocab_sise', did you mean 'vocab_size'?");
   CHECK(bad("vocab_size: 100\n", "") == "m.yaml:1:1: vocab_size: missing required field");
-  CHECK(
-      bad("source: test\n", "source: test\nweight_dtype: fp6\n")
-          .rfind(
-              "m.yaml:3:15: weight_dtype: expected one of fp32|fp16|bf16|fp8|int8|int4, got 'fp6'",
-              0) == 0);
+  CHECK(bad("source: test\n", "source: test\nweight_dtype: fp6\n")
+            .rfind("m.yaml:3:15: weight_dtype: expected one of fp32|fp16|bf16|fp8|int8|int4|fp4, "
+                   "got 'fp6'",
+                   0) == 0);
   CHECK(bad("source: test\n", "source: test\nnorms: rmsnorm\n") ==
         "m.yaml:3:1: norms: unknown key 'norms', did you mean 'norm'?");
   CHECK(bad("name: tiny", "name: Tiny Model")

@@ -16,11 +16,13 @@ TEST_CASE("dtype: bits per element", "[model][dtype]") {
   CHECK(bits_per_element(Dtype::kFp8) == 8);
   CHECK(bits_per_element(Dtype::kInt8) == 8);
   CHECK(bits_per_element(Dtype::kInt4) == 4);
+  CHECK(bits_per_element(Dtype::kFp4) == 4);
 }
 
 TEST_CASE("dtype: canonical names round-trip; aliases are case-insensitive and trimmed",
           "[model][dtype]") {
-  CHECK(dtype_names() == std::vector<std::string>{"fp32", "fp16", "bf16", "fp8", "int8", "int4"});
+  CHECK(dtype_names() ==
+        std::vector<std::string>{"fp32", "fp16", "bf16", "fp8", "int8", "int4", "fp4"});
   for (const auto& n : dtype_names()) CHECK(dtype_name(*parse_dtype(n)) == n);
   CHECK(parse_dtype("float32") == Dtype::kFp32);
   CHECK(parse_dtype("Float") == Dtype::kFp32);
@@ -30,7 +32,8 @@ TEST_CASE("dtype: canonical names round-trip; aliases are case-insensitive and t
   CHECK(parse_dtype("e5m2") == Dtype::kFp8);
   CHECK(parse_dtype("i8") == Dtype::kInt8);
   CHECK(parse_dtype("I4") == Dtype::kInt4);
-  CHECK_FALSE(parse_dtype("fp4"));
+  CHECK(parse_dtype("float4_e2m1fn") == Dtype::kFp4);  // MXFP4 / NVFP4 elements
+  CHECK_FALSE(parse_dtype("fp6"));
   CHECK_FALSE(parse_dtype(""));
   CHECK_FALSE(parse_dtype("bf 16"));
 }

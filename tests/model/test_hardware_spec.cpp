@@ -15,6 +15,7 @@ TEST_CASE("hardware spec: a dtype without its own peak uses the next wider one",
   CHECK(hw.peak_flops_for(Dtype::kFp8) == 1800e12);
   CHECK(hw.peak_flops_for(Dtype::kInt8) == 1800e12);  // int8 → fp8
   CHECK(hw.peak_flops_for(Dtype::kInt4) == 1800e12);  // int4 → int8 → fp8
+  CHECK(hw.peak_flops_for(Dtype::kFp4) == 1800e12);   // fp4 → fp8
 
   hw.peak_flops = {{Dtype::kFp16, 300e12}, {Dtype::kInt8, 0}};  // a zero peak is no peak
   CHECK(hw.peak_flops_for(Dtype::kBf16) == 300e12);             // bf16 → fp16

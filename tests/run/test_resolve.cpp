@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/error.h"
+#include "common/warning.h"
 #include "config/scenario.h"
 #include "config/settings.h"
 #include "run/resolve.h"
@@ -47,4 +48,37 @@ TEST_CASE("A resolve error is located at the scenario's YAML value", "[run]") {
                                       "scheduler computes a whole prompt in one step",
                                       0) == 0);
   }
+}
+
+TEST_CASE("The quantization flag: auto keeps the config's, another method wins with one warning",
+          "[run][quant]") {
+  const std::string dir = kvsim::test::temp_dir();
+  const std::string path = kvsim::test::write_temp_file(dir, "config.json", R"({
+  "model_type": "llama", "num_hidden_layers": 2, "hidden_size": 256, "intermediate_size": 512,
+  "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1000,
+  "max_position_embeddings": 4096, "torch_dtype": "bfloat16",
+  "quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}})");
+  std::vector<std::string> warnings;
+  const auto previous =
+      kvsim::set_warning_sink([&](const std::string& w) { warnings.push_back(w); });
+  kvsim::config::ScenarioDeployment given;
+  given.model = path;
+  const auto config_q =
+      kvsim::run::resolve_deployment(given, kvsim::run::GpuRequirement::kOptional);
+  CHECK(config_q.model.quantization.method == kvsim::model::QuantMethod::kFp8);
+  CHECK(config_q.model.quantization.scales == kvsim::model::ScaleLayout::kBlock);
+  given.quantization = "fp8";  // the same method: the config's details stay
+  CHECK(kvsim::run::resolve_deployment(given, kvsim::run::GpuRequirement::kOptional)
+            .model.quantization.block_n == 128);
+  CHECK(warnings.empty());
+  given.quantization = "awq";
+  const auto flag_q = kvsim::run::resolve_deployment(given, kvsim::run::GpuRequirement::kOptional);
+  kvsim::set_warning_sink(previous);
+  CHECK(flag_q.model.quantization.method == kvsim::model::QuantMethod::kAwq);
+  CHECK(flag_q.model.quantization.group_size == 128);
+  CHECK(flag_q.model.quantization.origin == "--quantization");
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] ==
+        "--quantization: the model's config says fp8 (fp8, block 128x128); costing it as awq as "
+        "asked (vLLM would refuse the mismatch)");
 }
