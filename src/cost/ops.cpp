@@ -225,11 +225,11 @@ Roof roof_for(const model::HardwareSpec& hardware, OpClass op, model::Dtype dtyp
     }
     case OpClass::kAllreduce: {
       // A ring over more GPUs than one node holds crosses the inter-node link, which bounds the
-      // whole ring (every GPU sends over its own NIC; hops pay the inter-node latency).
+      // whole ring (every GPU sends over its own NIC; hops pay the inter-node latency). Inside an
+      // NVLink node vLLM's one-shot custom all-reduce pays one hop (model::allreduce_hops).
       const model::Link link = model::allreduce_link(hardware, num_gpus);
       r.bandwidth = link.bandwidth;
-      r.extra_latency_s =
-          2.0 * static_cast<double>(std::max<std::int64_t>(num_gpus - 1, 0)) * link.latency_s;
+      r.extra_latency_s = model::allreduce_hops(hardware, num_gpus) * link.latency_s;
       if (num_gpus > 1 && !(r.bandwidth > 0)) {
         throw Error(ErrorLocation{hardware.name, 0, 0, link.field},
                     "expected a positive " + std::string(link.name) + " bandwidth for a " +

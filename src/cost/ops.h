@@ -129,8 +129,8 @@ KernelTime roofline_time(const model::OpClassProfile& profile, double peak_flops
 
 // The peak, bandwidth and extra latency a class of kernels runs against on `hardware`:
 // gemm/attention use peak_flops_for(dtype) and HBM bandwidth; allreduce the interconnect
-// (extra latency 2 (p - 1) hops); memcpy/elementwise HBM bandwidth. Throws kvsim::Error when the
-// hardware lacks the number needed.
+// (extra latency: model::allreduce_hops link latencies); memcpy/elementwise HBM bandwidth. Throws
+// kvsim::Error when the hardware lacks the number needed.
 struct Roof {
   double peak_flops = 0;
   double bandwidth = 0;

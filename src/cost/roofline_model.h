@@ -8,11 +8,13 @@
 // MLA, read by all heads; window layers capped), O projection, dense MLP or MoE (router, the
 // experts the batch's tokens actually touch under top-k routing — E·(1 − (1 − k/E)^T) distinct
 // experts for T tokens — and shared experts), norms/rope/activation/residual kernels, and the
-// tensor-parallel all-reduces (ring: 2 (p − 1)/p × bytes over the link, plus 2 (p − 1) hop
-// latencies) — plus the embedding gather, the LM head for the sampled rows and the per-step CPU
-// overhead. Each kernel costs max(FLOPs / (peak × η_c), bytes / (bandwidth × η_m)) + launch
-// latency with η from the hardware's cost profile, or its measured table where one covers the
-// exact shape family and the point lies inside the measured range.
+// tensor-parallel all-reduces (2 (p − 1)/p × bytes over the link, plus the hop latencies of
+// the algorithm vLLM runs: one for its custom all-reduce inside an NVLink node, 2 (p − 1) for a
+// ring over PCIe or across nodes; model::allreduce_hops) — plus the embedding gather, the LM head
+// for the sampled rows and the per-step CPU overhead. Each kernel costs max(FLOPs / (peak × η_c),
+// bytes / (bandwidth × η_m)) + launch latency with η from the hardware's cost profile, or its
+// measured table where one covers the exact shape family and the point lies inside the measured
+// range.
 //
 // Tensor parallelism splits query heads, KV heads (replicated once p exceeds them), the MLP
 // and expert intermediate widths, and the vocabulary; MLA latents and the q/kv down-projections

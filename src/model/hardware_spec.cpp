@@ -36,6 +36,14 @@ Link allreduce_link(const HardwareSpec& hardware, std::int64_t num_gpus) {
   return num_gpus > hardware.gpus_per_node ? internode_link(hardware) : intranode_link(hardware);
 }
 
+double allreduce_hops(const HardwareSpec& hardware, std::int64_t num_gpus) {
+  if (num_gpus <= 1) return 0.0;
+  const bool one_node = num_gpus <= hardware.gpus_per_node;
+  const bool peer_fabric = hardware.interconnect_bandwidth > hardware.pcie_bandwidth;
+  if (one_node && peer_fabric) return 1.0;
+  return 2.0 * static_cast<double>(num_gpus - 1);
+}
+
 Link stage_link(const HardwareSpec& hardware, std::int64_t tp, std::int64_t stage) {
   const std::int64_t first = stage * tp;           // first GPU of `stage`
   const std::int64_t last = (stage + 2) * tp - 1;  // last GPU of `stage + 1`

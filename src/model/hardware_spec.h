@@ -61,6 +61,14 @@ Link internode_link(const HardwareSpec& hardware);
 // The link a ring all-reduce over `num_gpus` GPUs (placed on consecutive GPUs from a node's
 // first) is bounded by: the inter-node link when the group is larger than gpus_per_node.
 Link allreduce_link(const HardwareSpec& hardware, std::int64_t num_gpus);
+// Link latencies one all-reduce over `num_gpus` GPUs pays, by the algorithm vLLM runs:
+//   - one node whose GPUs share a peer fabric faster than PCIe (NVLink/NVSwitch, Infinity
+//     Fabric): vLLM's custom all-reduce, one shot (every GPU reads all peers' buffers at once,
+//     two-shot for large messages: same bytes, a second pass hidden behind them) -> 1;
+//   - otherwise (PCIe peers, or a group that spans nodes): NCCL's ring, a reduce-scatter and an
+//     all-gather of p - 1 steps each -> 2 (p - 1).
+// 0 for one GPU.
+double allreduce_hops(const HardwareSpec& hardware, std::int64_t num_gpus);
 // The link between pipeline stage `stage` and `stage + 1` when each stage holds `tp` consecutive
 // GPUs: inter-node when the two stages' GPUs are not all on one node.
 Link stage_link(const HardwareSpec& hardware, std::int64_t tp, std::int64_t stage);

@@ -1,4 +1,5 @@
-// model/hardware_spec.cpp: the peak FLOP/s for a dtype, falling back to wider types.
+// model/hardware_spec.cpp: the peak FLOP/s for a dtype (falling back to wider types), the links
+// collectives cross and the hops an all-reduce pays.
 #include <catch2/catch.hpp>
 
 #include "model/hardware_spec.h"
@@ -25,4 +26,23 @@ TEST_CASE("hardware spec: a dtype without its own peak uses the next wider one",
   hw.peak_flops = {{Dtype::kFp32, 20e12}};
   CHECK(hw.peak_flops_for(Dtype::kFp16) == 20e12);
   CHECK_FALSE(hw.peak_flops_for(Dtype::kInt4));  // int4 falls back at most to fp16
+}
+
+TEST_CASE("hardware spec: an all-reduce pays one hop in an NVLink node, a ring's 2 (p - 1) else",
+          "[model][hardware]") {
+  HardwareSpec nvlink;
+  nvlink.interconnect_bandwidth = 450e9;
+  nvlink.pcie_bandwidth = 64e9;
+  nvlink.gpus_per_node = 8;
+  CHECK(allreduce_hops(nvlink, 1) == 0);
+  CHECK(allreduce_hops(nvlink, 2) == 1);
+  CHECK(allreduce_hops(nvlink, 8) == 1);    // vLLM's one-shot custom all-reduce
+  CHECK(allreduce_hops(nvlink, 16) == 30);  // spans two nodes: NCCL ring, 2 × 15 steps
+
+  HardwareSpec pcie;  // peers no faster than PCIe (L40S, L4): NCCL ring inside the node too
+  pcie.interconnect_bandwidth = 32e9;
+  pcie.pcie_bandwidth = 32e9;
+  pcie.gpus_per_node = 8;
+  CHECK(allreduce_hops(pcie, 2) == 2);
+  CHECK(allreduce_hops(pcie, 4) == 6);
 }
