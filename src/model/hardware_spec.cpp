@@ -38,7 +38,7 @@ Link allreduce_link(const HardwareSpec& hardware, std::int64_t num_gpus) {
 
 double allreduce_hops(const HardwareSpec& hardware, std::int64_t num_gpus) {
   if (num_gpus <= 1) return 0.0;
-  const bool one_node = num_gpus <= hardware.gpus_per_node;
+  const bool one_node = !allreduce_link(hardware, num_gpus).internode;
   const bool peer_fabric = hardware.interconnect_bandwidth > hardware.pcie_bandwidth;
   if (one_node && peer_fabric) return 1.0;
   return 2.0 * static_cast<double>(num_gpus - 1);
