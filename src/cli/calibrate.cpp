@@ -1,4 +1,7 @@
+#include <algorithm>
+#include <cstdio>
 #include <ctime>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +19,7 @@
 #include "cost/measurements.h"
 #include "kernels/device.h"
 #include "kernels/kernels.h"
+#include "model/dtype.h"
 #include "report/calibration_report.h"
 
 namespace kvsim::cli {
@@ -35,12 +39,21 @@ struct CalibrateFlags {
   std::string measurements_out;
   bool no_tables = false;
   int max_knots = 6;
+  std::vector<std::string> dtypes;  // fit only rows of these dtypes (empty: all)
+  double holdout = 0;
+  std::int64_t holdout_seed = 1;
   std::string date;
   std::string device_name;
   std::string driver;
   std::string format;
   std::string report;
 };
+
+std::string format_number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
 
 std::string today_utc() {
   const std::time_t now = std::time(nullptr);
@@ -101,6 +114,11 @@ void check_flags(const CalibrateFlags& f, bool device_mode) {
     throw flag_error("--device", "expected either --device or --from, not both");
   if (f.max_knots < 1 || f.max_knots > 32)
     throw flag_error("--max-knots", "expected 1..32, got " + std::to_string(f.max_knots));
+  if (!(f.holdout >= 0 && f.holdout < 1)) {
+    throw flag_error("--holdout", "expected a fraction in [0, 1), got " + format_number(f.holdout));
+  }
+  if (f.holdout > 0 && f.from.empty() && !device_mode)
+    throw flag_error("--holdout", "expected --from or --device: there are no rows to hold out");
 }
 
 // The CUDA GPU --device names (with --model, whose shapes it measures).
@@ -144,16 +162,68 @@ std::vector<cost::Measurement> measure_device(const CalibrateFlags& f,
   return rows;
 }
 
+// Every file's rows; an importer's notes on skipped rows go to stderr.
 std::vector<cost::Measurement> load_all(const std::vector<std::string>& paths,
                                         cost::MeasurementFormat format,
                                         std::vector<std::string>& sources) {
   std::vector<cost::Measurement> rows;
   for (const std::string& path : paths) {
-    const auto r = cost::load_measurements(path, format);
+    std::vector<std::string> notes;
+    const auto r = cost::load_measurements(path, format, &notes);
+    for (const auto& n : notes) std::fprintf(stderr, "kvsim calibrate: %s\n", n.c_str());
     rows.insert(rows.end(), r.begin(), r.end());
     sources.push_back(path);
   }
   return rows;
+}
+
+// --dtypes: keeps the rows of the named dtypes (none named: every row), saying what it dropped.
+std::vector<cost::Measurement> keep_dtypes(std::vector<cost::Measurement> rows,
+                                           const std::vector<std::string>& names) {
+  if (names.empty()) return rows;
+  std::vector<model::Dtype> keep;
+  for (const std::string& n : names) {
+    const auto d = model::parse_dtype(n);
+    if (!d) {
+      throw flag_error("--dtypes", "expected dtypes (" + join(model::dtype_names(), ", ") +
+                                       "), got '" + n + "'" +
+                                       did_you_mean(n, model::dtype_names()));
+    }
+    keep.push_back(*d);
+  }
+  std::map<std::string, std::int64_t> dropped;
+  std::vector<cost::Measurement> out;
+  for (auto& r : rows) {
+    if (std::find(keep.begin(), keep.end(), r.shape.dtype) != keep.end()) {
+      out.push_back(std::move(r));
+    } else {
+      dropped[std::string(cost::op_class_name(r.shape.op)) + " " +
+              std::string(model::dtype_name(r.shape.dtype))] += 1;
+    }
+  }
+  for (const auto& [what, n] : dropped) {
+    std::fprintf(stderr, "kvsim calibrate: --dtypes: left out %lld %s rows\n",
+                 static_cast<long long>(n), what.c_str());
+  }
+  return out;
+}
+
+// --holdout: scores the fitted profile on the held-out rows and records the errors in its
+// provenance (and as the report's validation when --validate gives no other rows).
+void score_held_out(const CalibrateFlags& f, const std::vector<cost::Measurement>& held,
+                    model::HardwareSpec& hw, report::CalibrationReportInput& in) {
+  const auto stats = cost::validate_profile(hw, held);
+  auto& prov = hw.cost.provenance;
+  prov.held_out_fraction = f.holdout;
+  prov.held_out_seed = f.holdout_seed;
+  for (const auto& [op, s] : stats) prov.held_out[op] = {s.rows, s.median_ape, s.p90_ape};
+  in.provenance = prov;
+  if (in.fit) in.fit->profile.provenance = prov;
+  if (f.validate.empty()) {
+    in.validation = stats;
+    in.validation_sources = {"held out: " + format_number(100 * f.holdout) +
+                             "% of the rows (seed " + std::to_string(f.holdout_seed) + ")"};
+  }
 }
 
 // Fits the profile relative to `hw` (whose cost profile becomes the fitted one), with the
@@ -175,7 +245,15 @@ void fit(const CalibrateFlags& f, const std::vector<cost::Measurement>& rows, bo
   prov.date = f.date.empty() ? today_utc() : f.date;
   prov.kvsim_version = KVSIM_VERSION;
   prov.source = join(in.sources, "; ");
+  // Classes the base had fitted stay measured; its held-out errors described another fit.
+  prov.held_out.clear();
+  prov.held_out_fraction = 0;
+  prov.held_out_seed = 0;
   in.fit = cost::fit_profile(rows, base, fo);
+  auto& fitted = in.fit->profile.provenance.fitted_op_classes;
+  for (const auto& c : in.fit->classes) {
+    if (std::find(fitted.begin(), fitted.end(), c.op) == fitted.end()) fitted.push_back(c.op);
+  }
   in.provenance = in.fit->profile.provenance;
   hw.cost = in.fit->profile;
 }
@@ -216,13 +294,21 @@ void run(CalibrateFlags& f) {
   if (device_mode) {
     rows = measure_device(f, hw, info, in);
   } else {
-    rows = load_all(f.from, format, in.sources);
+    rows = keep_dtypes(load_all(f.from, format, in.sources), f.dtypes);
     if (!f.measurements_out.empty()) in.measurements_path = f.measurements_out;
   }
   for (const auto& r : rows) in.measurements[std::string(cost::op_class_name(r.shape.op))] += 1;
 
-  if (!rows.empty()) {
-    fit(f, rows, device_mode, info, hw, in);
+  const auto split =
+      cost::split_holdout(rows, f.holdout, static_cast<std::uint64_t>(f.holdout_seed));
+  if (f.holdout > 0 && (split.fit.empty() || split.held_out.empty())) {
+    throw flag_error("--holdout", "holding out " + format_number(f.holdout) + " of " +
+                                      std::to_string(rows.size()) + " rows leaves " +
+                                      (split.fit.empty() ? "none to fit" : "none to score"));
+  }
+  if (!split.fit.empty()) {
+    fit(f, split.fit, device_mode, info, hw, in);
+    if (!split.held_out.empty()) score_held_out(f, split.held_out, hw, in);
   } else {
     in.provenance = hw.cost.provenance;
   }
@@ -246,8 +332,11 @@ void register_calibrate(CLI::App& app) {
   auto* c = app.add_subcommand(
       "calibrate", "Measure kernels on the local GPU, or fit a profile from a measurement CSV");
   c->add_option("--from", f->from,
-                "Measurement CSV to fit (repeatable): kvsim format or Vidur's CSVs");
-  c->add_option("--from-format", f->from_format, "auto (by header), kvsim or vidur");
+                "Measurement CSV to fit (repeatable): kvsim format, Vidur's or aiconfigurator's "
+                "CSVs");
+  c->add_option("--from-format", f->from_format,
+                "auto (by header), kvsim, vidur or aiconfigurator (its gemm, attention and "
+                "custom all-reduce tables)");
   c->add_option("--gpu", f->gpu,
                 "Base GPU (shipped name or hardware YAML) whose datasheet roofs the fit uses");
   c->add_option(
@@ -268,6 +357,14 @@ void register_calibrate(CLI::App& app) {
       ->each([](const std::string& path) { check_output_path(path, "--measurements-out"); });
   c->add_flag("--no-tables", f->no_tables, "Keep no exact-shape tables, only the fitted curves");
   c->add_option("--max-knots", f->max_knots, "Knots per efficiency curve (default 6)");
+  c->add_option("--holdout", f->holdout,
+                "Hold this fraction of the rows out of the fit and score the profile on them; "
+                "the errors go into the profile's provenance (default 0)");
+  c->add_option("--holdout-seed", f->holdout_seed, "Seed of the --holdout split (default 1)");
+  c->add_option("--dtypes", f->dtypes,
+                "Fit only the --from rows of these dtypes, e.g. bf16,fp16 (default: every row; "
+                "8- and 4-bit GEMMs get their own curves)")
+      ->delimiter(',');
   c->add_option("--date", f->date, "Provenance date (default: today, UTC)");
   c->add_option("--device-name", f->device_name,
                 "Provenance device name (default: the measured GPU, else 'unknown')");

@@ -133,6 +133,7 @@ std::unique_ptr<cost::RooflineCostModel> roofline_model(const CostFlags& f,
   in.profile_kind = hw.cost.provenance.kind;
   in.profile_device = hw.cost.provenance.device;
   in.defaulted_classes = roofline->defaulted_classes();
+  in.measured_classes = hw.cost.provenance.fitted_op_classes;
   in.tables_used = static_cast<std::int64_t>(roofline->num_tables_used());
   in.step_overhead_s = roofline->step_overhead_s();
   return roofline;

@@ -147,6 +147,45 @@ model::MeasuredTable parse_table(const YAML::Node& node, const std::string& file
   return table;
 }
 
+// fitted_op_classes: [gemm, gemm.fp8, attn_decode, ...]: op-class entries, each once.
+std::vector<std::string> parse_op_class_list(const YAML::Node& node, const MapReader& prov) {
+  if (!node.IsSequence()) throw prov.error("fitted_op_classes", "expected a list of op classes");
+  const auto names = cost::op_class_names();
+  std::vector<std::string> out;
+  for (const auto& item : node) {
+    const std::string name = item.IsScalar() ? item.Scalar() : std::string();
+    if (!cost::is_op_class_key(name) || std::find(out.begin(), out.end(), name) != out.end()) {
+      throw prov.error("fitted_op_classes", "expected distinct op classes (" + join(names, ", ") +
+                                                ", or one per dtype such as gemm.fp8), got '" +
+                                                name + "'" + did_you_mean(name, names));
+    }
+    out.push_back(name);
+  }
+  return out;
+}
+
+// held_out: {fraction: F, seed: N, <op class>: {rows: R, median_ape: P, p90_ape: Q}, ...}
+void parse_held_out(MapReader& held, model::CostProvenance& prov) {
+  prov.held_out_fraction = held.get_double("fraction", 0, 1);
+  prov.held_out_seed = held.get_int("seed", 0);
+  const auto names = cost::op_class_names();
+  for (const std::string& name : held.keys()) {
+    if (name == "fraction" || name == "seed") continue;
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      throw held.error(name, "expected fraction, seed or an op class (" + join(names, ", ") + ")" +
+                                 did_you_mean(name, names));
+    }
+    MapReader c = held.get_map(name);
+    model::HeldOutError e;
+    e.rows = c.get_int("rows", 1);
+    e.median_ape = c.get_double("median_ape", 0, 1e9);
+    e.p90_ape = c.get_double("p90_ape", 0, 1e9);
+    c.finish();
+    prov.held_out[name] = e;
+  }
+  held.finish();
+}
+
 }  // namespace
 
 model::CostProfile parse_cost_profile(MapReader& section) {
@@ -158,6 +197,10 @@ model::CostProfile parse_cost_profile(MapReader& section) {
     profile.provenance.date = prov->optional_string("date").value_or("");
     profile.provenance.kvsim_version = prov->optional_string("kvsim_version").value_or("");
     profile.provenance.source = prov->optional_string("source").value_or("");
+    if (auto fitted = prov->optional_node("fitted_op_classes")) {
+      profile.provenance.fitted_op_classes = parse_op_class_list(*fitted, *prov);
+    }
+    if (auto held = prov->optional_map("held_out")) parse_held_out(*held, profile.provenance);
     prov->finish();
   }
   profile.step_overhead_s =
@@ -198,6 +241,19 @@ std::string emit_cost_profile_yaml(const model::CostProfile& profile, int indent
   if (!p.date.empty()) out += pad + "  date: \"" + p.date + "\"\n";
   if (!p.kvsim_version.empty()) out += pad + "  kvsim_version: \"" + p.kvsim_version + "\"\n";
   if (!p.source.empty()) out += pad + "  source: \"" + p.source + "\"\n";
+  if (!p.fitted_op_classes.empty()) {
+    out += pad + "  fitted_op_classes: [" + join(p.fitted_op_classes, ", ") + "]\n";
+  }
+  if (!p.held_out.empty()) {
+    out += pad + "  held_out:  # absolute % error on measurements left out of the fit\n";
+    out += pad + "    fraction: " + num(p.held_out_fraction) + "\n";
+    out += pad + "    seed: " + std::to_string(p.held_out_seed) + "\n";
+    for (const auto& [name, e] : p.held_out) {
+      out.append(pad).append("    ").append(name).append(": {rows: ");
+      out.append(std::to_string(e.rows)).append(", median_ape: ").append(num(e.median_ape));
+      out.append(", p90_ape: ").append(num(e.p90_ape)).append("}\n");
+    }
+  }
   out += pad + "step_overhead_us: " + num(profile.step_overhead_s * 1e6) + "\n";
   out += pad + "op_classes:\n";
   for (const auto& [name, op] : profile.op_classes) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 
 #include <Eigen/Dense>
@@ -20,6 +21,11 @@ struct FitRow {
   bool compute = false;  // current side of the max
 };
 
+// Passes of the reweighted fit (the first is plain least squares), and the residual (in log
+// efficiency, ~1%) below which a row's weight stops growing.
+constexpr int kRobustPasses = 8;
+constexpr double kRobustFloor = 0.01;
+
 double clamp_eta(double eta) {
   return std::clamp(eta, kMinEta, 1.0);
 }
@@ -27,7 +33,7 @@ double lg(double x) {
   return std::log10(std::max(x, 1.0));
 }
 
-// Least-squares piecewise-linear fit of log(ys) (efficiencies) against xs, so that the error is
+// Robust piecewise-linear fit of log(ys) (efficiencies) against xs, so that the error is
 // relative in time; knots are stored as efficiencies. Falls back to a constant (geometric mean)
 // when the data cannot support knots.
 model::EfficiencyCurve fit_curve(const std::vector<double>& xs, const std::vector<double>& ys,
@@ -44,33 +50,50 @@ model::EfficiencyCurve fit_curve(const std::vector<double>& xs, const std::vecto
     return curve;
   }
   const double step = (xmax - xmin) / (knots - 1);
-  Eigen::MatrixXd ata = Eigen::MatrixXd::Zero(knots, knots);
-  Eigen::VectorXd atb = Eigen::VectorXd::Zero(knots);
+  // Each row's two knots and its weight on them.
+  std::vector<int> seg(n);
+  std::vector<double> frac(n), z(n), weight(n, 1.0);
   for (std::size_t i = 0; i < n; ++i) {
     const double u = std::clamp((xs[i] - xmin) / step, 0.0, static_cast<double>(knots - 1));
-    const int j = std::min(static_cast<int>(u), knots - 2);
-    const double f = u - j;
-    const double z = std::log(ys[i]);
-    const double a0 = 1.0 - f, a1 = f;
-    ata(j, j) += a0 * a0;
-    ata(j, j + 1) += a0 * a1;
-    ata(j + 1, j) += a0 * a1;
-    ata(j + 1, j + 1) += a1 * a1;
-    atb(j) += a0 * z;
-    atb(j + 1) += a1 * z;
+    seg[i] = std::min(static_cast<int>(u), knots - 2);
+    frac[i] = u - seg[i];
+    z[i] = std::log(ys[i]);
   }
-  // Second-difference smoothness penalty, scaled to the data's weight, plus a tiny ridge so that
-  // knots without rows take their neighbours' values.
-  const double scale = ata.trace() / knots;
-  const double lambda = 1e-3 * scale;
-  for (int j = 1; j + 1 < knots; ++j) {
-    const int idx[3] = {j - 1, j, j + 1};
-    const double c[3] = {1.0, -2.0, 1.0};
-    for (int a = 0; a < 3; ++a)
-      for (int b = 0; b < 3; ++b) ata(idx[a], idx[b]) += lambda * c[a] * c[b];
+  Eigen::VectorXd beta;
+  // Iteratively reweighted least squares towards the least absolute deviation: the curve follows
+  // the median efficiency at each size, so that a minority of pathological shapes (tile
+  // quantization, tiny n or k) does not drag every other prediction down.
+  for (int pass = 0; pass < kRobustPasses; ++pass) {
+    Eigen::MatrixXd ata = Eigen::MatrixXd::Zero(knots, knots);
+    Eigen::VectorXd atb = Eigen::VectorXd::Zero(knots);
+    for (std::size_t i = 0; i < n; ++i) {
+      const int j = seg[i];
+      const double a0 = 1.0 - frac[i], a1 = frac[i], w = weight[i];
+      ata(j, j) += w * a0 * a0;
+      ata(j, j + 1) += w * a0 * a1;
+      ata(j + 1, j) += w * a0 * a1;
+      ata(j + 1, j + 1) += w * a1 * a1;
+      atb(j) += w * a0 * z[i];
+      atb(j + 1) += w * a1 * z[i];
+    }
+    // Second-difference smoothness penalty, scaled to the data's weight, plus a tiny ridge so
+    // that knots without rows take their neighbours' values.
+    const double scale = ata.trace() / knots;
+    const double lambda = 1e-3 * scale;
+    for (int j = 1; j + 1 < knots; ++j) {
+      const int idx[3] = {j - 1, j, j + 1};
+      const double c[3] = {1.0, -2.0, 1.0};
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) ata(idx[a], idx[b]) += lambda * c[a] * c[b];
+    }
+    ata.diagonal().array() += 1e-9 * scale;
+    beta = ata.ldlt().solve(atb);
+    if (!beta.allFinite()) break;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double fit = (1.0 - frac[i]) * beta(seg[i]) + frac[i] * beta(seg[i] + 1);
+      weight[i] = 1.0 / std::max(std::abs(z[i] - fit), kRobustFloor);
+    }
   }
-  ata.diagonal().array() += 1e-9 * scale;
-  const Eigen::VectorXd beta = ata.ldlt().solve(atb);
   for (int j = 0; j < knots; ++j) {
     curve.knots_x.push_back(xmin + step * j);
     curve.knots_y.push_back(clamp_eta(std::isfinite(beta(j)) ? std::exp(beta(j)) : 1.0));
@@ -87,7 +110,8 @@ struct ClassFitState {
   double loss = std::numeric_limits<double>::infinity();
 };
 
-// Fits both curves for a given launch latency. Returns the fitted profile and its log loss.
+// Fits both curves for a given launch latency. Returns the fitted profile and its loss: the sum of
+// absolute log errors, as robust as the curves' fit.
 ClassFitState fit_with_latency(std::vector<FitRow>& rows, bool compute_roof, double latency,
                                const model::OpClassProfile& prior, int max_knots) {
   model::OpClassProfile p = prior;
@@ -123,8 +147,7 @@ ClassFitState fit_with_latency(std::vector<FitRow>& rows, bool compute_roof, dou
   s.profile = p;
   s.loss = 0;
   for (const auto& r : rows) {
-    const double e = std::log(predict(p, r) / r.time);
-    s.loss += e * e;
+    s.loss += std::abs(std::log(predict(p, r) / r.time));
   }
   return s;
 }
@@ -135,12 +158,14 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// The rows of op class `op`, each with the roofs of its dtype and GPU count.
+// The rows of op class `op` whose dtype has the profile entry `key` (op_class_dtype_key: nullopt
+// for 16-bit rows), each with the roofs of its dtype and GPU count.
 std::vector<FitRow> class_rows(const std::vector<Measurement>& rows,
-                               const model::HardwareSpec& hardware, OpClass op) {
+                               const model::HardwareSpec& hardware, OpClass op,
+                               const std::optional<std::string>& key) {
   std::vector<FitRow> fr;
   for (const auto& m : rows) {
-    if (m.shape.op != op) continue;
+    if (m.shape.op != op || op_class_dtype_key(op, m.shape.dtype) != key) continue;
     Roof roof;
     try {
       roof = roof_for(hardware, op, m.shape.dtype, m.shape.num_gpus);
@@ -239,11 +264,19 @@ FitResult fit_profile(const std::vector<Measurement>& rows, const model::Hardwar
   result.profile = hardware.cost;
   for (int ci = 0; ci < kNumOpClasses; ++ci) {
     const auto op = static_cast<OpClass>(ci);
-    std::vector<FitRow> fr = class_rows(rows, hardware, op);
-    if (fr.empty()) continue;
-    const ClassFit cf = fit_class(fr, op, op_class_profile(hardware.cost, op), options.max_knots);
-    result.profile.op_classes[cf.op] = cf.profile;
-    result.classes.push_back(cf);
+    // One fit per profile entry: 16-bit rows fit "<class>", each other dtype "<class>.<dtype>".
+    std::map<std::optional<std::string>, model::Dtype> entries;
+    for (const auto& m : rows) {
+      if (m.shape.op == op) entries.emplace(op_class_dtype_key(op, m.shape.dtype), m.shape.dtype);
+    }
+    for (const auto& [key, dtype] : entries) {
+      std::vector<FitRow> fr = class_rows(rows, hardware, op, key);
+      ClassFit cf =
+          fit_class(fr, op, op_class_profile(hardware.cost, op, dtype), options.max_knots);
+      cf.op = key.value_or(cf.op);
+      result.profile.op_classes[cf.op] = cf.profile;
+      result.classes.push_back(cf);
+    }
   }
   if (options.keep_tables) {
     add_tables(rows, options, result);
@@ -256,7 +289,8 @@ FitResult fit_profile(const std::vector<Measurement>& rows, const model::Hardwar
 struct Predictor::Impl {
   const model::HardwareSpec& hardware;
   TableIndex tables;
-  std::array<model::OpClassProfile, kNumOpClasses> classes;
+  // By op class, then dtype (the profile's per-dtype entries, cost/ops.h).
+  std::array<std::array<model::OpClassProfile, model::kNumDtypes>, kNumOpClasses> classes;
 };
 
 Predictor::Predictor(const model::HardwareSpec& hardware, bool use_tables) {
@@ -264,7 +298,10 @@ Predictor::Predictor(const model::HardwareSpec& hardware, bool use_tables) {
   if (use_tables) impl->tables = TableIndex(hardware.cost.tables);
   for (int i = 0; i < kNumOpClasses; ++i) {
     const auto op = static_cast<OpClass>(i);
-    impl->classes[static_cast<std::size_t>(i)] = op_class_profile(hardware.cost, op);
+    for (int d = 0; d < model::kNumDtypes; ++d) {
+      impl->classes[static_cast<std::size_t>(i)][static_cast<std::size_t>(d)] =
+          op_class_profile(hardware.cost, op, static_cast<model::Dtype>(d));
+    }
   }
   impl_ = std::move(impl);
 }
@@ -287,9 +324,30 @@ double Predictor::predict(const KernelShape& shape, bool* from_table) const {
     }
   }
   const Roof roof = roof_for(impl_->hardware, shape.op, shape.dtype, shape.num_gpus);
-  return roofline_time(impl_->classes[static_cast<std::size_t>(shape.op)], roof.peak_flops,
-                       roof.bandwidth, roof.extra_latency_s, kernel_work(shape))
+  const auto& profile =
+      impl_->classes[static_cast<std::size_t>(shape.op)][static_cast<std::size_t>(shape.dtype)];
+  return roofline_time(profile, roof.peak_flops, roof.bandwidth, roof.extra_latency_s,
+                       kernel_work(shape))
       .time_s;
+}
+
+HoldoutSplit split_holdout(const std::vector<Measurement>& rows, double fraction,
+                           std::uint64_t seed) {
+  HoldoutSplit out;
+  for (const auto& m : rows) {
+    const std::string key = std::filesystem::path(m.file).filename().string() + ":" +
+                            std::to_string(m.line) + ":" + std::to_string(seed);
+    std::uint64_t h = 14695981039346656037ULL;  // FNV-1a, 64-bit
+    for (const unsigned char c : key) h = (h ^ c) * 1099511628211ULL;
+    // splitmix64's finalizer: FNV-1a leaves the high bits of keys that differ in their last
+    // bytes (the seed) correlated.
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+    h ^= h >> 31;
+    const double u = static_cast<double>(h >> 11) * 0x1.0p-53;
+    (u < fraction ? out.held_out : out.fit).push_back(m);
+  }
+  return out;
 }
 
 std::map<std::string, ValidationStats> validate_profile(const model::HardwareSpec& hardware,

@@ -77,6 +77,18 @@ class Predictor {
   std::unique_ptr<const Impl> impl_;
 };
 
+// A deterministic split of measurements into rows to fit and rows held out to score the fit:
+// a row is held out when the FNV-1a hash of (its file's base name, its line, `seed`), mixed by
+// splitmix64's finalizer, as a fraction in [0, 1), is below `fraction`. Rows from one line (a Vidur
+// operator row) stay together; the same files, fraction and seed give the same split on any machine
+// and path.
+struct HoldoutSplit {
+  std::vector<Measurement> fit;
+  std::vector<Measurement> held_out;
+};
+HoldoutSplit split_holdout(const std::vector<Measurement>& rows, double fraction,
+                           std::uint64_t seed);
+
 // Scores `hardware`'s profile on `rows`, per op class (keyed by op-class name).
 std::map<std::string, ValidationStats> validate_profile(const model::HardwareSpec& hardware,
                                                         const std::vector<Measurement>& rows);

@@ -1,134 +1,19 @@
 #include "cost/measurements.h"
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <limits>
-#include <map>
 
 #include "common/error.h"
 #include "common/strings.h"
+#include "cost/aiconfigurator.h"
+#include "cost/measurement_csv.h"
 #include "model/kv_math.h"
 
 namespace kvsim::cost {
 namespace {
 
-// Upper bounds of a measurement (README "Limits"): one kernel's time, a byte count and a shape
-// dimension (tokens, heads, GPUs).
-constexpr double kMaxTimeUs = 1e9;
-constexpr double kMaxBytes = 1e18;
-constexpr std::int64_t kMaxDimension = 1'000'000'000;
-
 const std::vector<std::string> kKvsimColumns = {
     "op",     "dtype",   "m",        "n",        "k",     "batch",    "q_len",
     "kv_len", "q_heads", "kv_heads", "head_dim", "bytes", "num_gpus", "time_us"};
-
-struct CsvFile {
-  std::string path;
-  std::vector<std::string> header;
-  std::map<std::string, std::size_t> column;                   // name → index
-  std::vector<std::pair<int, std::vector<std::string>>> rows;  // (line, cells)
-};
-
-CsvFile read_csv(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw Error(ErrorLocation{path, 0, 0, ""},
-                "cannot read: is a directory, expected a measurements CSV file");
-  }
-  std::ifstream in(path);
-  if (!in) throw Error(ErrorLocation{path, 0, 0, ""}, "cannot open file");
-  CsvFile f;
-  f.path = path;
-  std::string line;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (trim(line).empty()) continue;
-    std::vector<std::string> cells;
-    for (std::string_view c : split(line, ',')) cells.emplace_back(trim(c));
-    if (f.header.empty()) {
-      f.header = cells;
-      for (std::size_t i = 0; i < cells.size(); ++i) f.column[cells[i]] = i;
-      continue;
-    }
-    if (cells.size() != f.header.size()) {
-      throw Error(ErrorLocation{path, number, 0, ""},
-                  "expected " + std::to_string(f.header.size()) + " cells, got " +
-                      std::to_string(cells.size()));
-    }
-    f.rows.emplace_back(number, std::move(cells));
-  }
-  if (f.header.empty())
-    throw Error(ErrorLocation{path, 0, 0, ""}, "expected a CSV header, got an empty file");
-  return f;
-}
-
-class Row {
- public:
-  Row(const CsvFile& f, const std::pair<int, std::vector<std::string>>& row)
-      : f_(f), line_(row.first), cells_(row.second) {}
-
-  bool has_column(const std::string& name) const { return f_.column.count(name) > 0; }
-  const std::string& cell(const std::string& name) const {
-    const auto it = f_.column.find(name);
-    if (it == f_.column.end()) {
-      throw Error(ErrorLocation{f_.path, 1, 0, name}, "expected a column named '" + name + "'");
-    }
-    return cells_[it->second];
-  }
-  ErrorLocation where(const std::string& name) const {
-    const auto it = f_.column.find(name);
-    return ErrorLocation{f_.path, line_,
-                         it == f_.column.end() ? 0 : static_cast<int>(it->second) + 1, name};
-  }
-  // Integer cell; empty → `empty_value` when allowed (min <= empty_value), else an error.
-  std::int64_t integer(const std::string& name, bool required, std::int64_t min = 0) const {
-    const std::string& s = cell(name);
-    if (s.empty()) {
-      if (required) throw Error(where(name), "expected an integer, got an empty cell");
-      return 0;
-    }
-    const auto v = parse_int(s);
-    if (!v || *v < min || *v > kMaxDimension) {
-      throw Error(where(name), "expected an integer in [" + std::to_string(min) + ", " +
-                                   std::to_string(kMaxDimension) + "], got '" + s + "'");
-    }
-    return *v;
-  }
-  double number(const std::string& name, bool required, double min = 0,
-                double max = kMaxBytes) const {
-    const std::string& s = cell(name);
-    if (s.empty()) {
-      if (required) throw Error(where(name), "expected a number, got an empty cell");
-      return 0;
-    }
-    const auto v = parse_double(s);
-    if (!v || *v < min || *v > max) {
-      throw Error(where(name),
-                  "expected a number >= " + std::to_string(min) + " and <= 1e18, got '" + s + "'");
-    }
-    return *v;
-  }
-  // A time in `unit_us` microseconds per unit (1 for time_us, 1000 for Vidur's milliseconds):
-  // positive and at most 1e9 us (1000 s for one kernel).
-  double positive(const std::string& name, double unit_us = 1) const {
-    const double v = number(name, true, 0, std::numeric_limits<double>::max());
-    if (!(v > 0)) throw Error(where(name), "expected a positive time, got '" + cell(name) + "'");
-    if (v * unit_us > kMaxTimeUs) {
-      throw Error(where(name), "expected a time of at most 1e9 us (1000 s), got '" + cell(name) +
-                                   "'" + (unit_us == 1 ? "" : " ms"));
-    }
-    return v;
-  }
-  int line() const { return line_; }
-
- private:
-  const CsvFile& f_;
-  int line_;
-  const std::vector<std::string>& cells_;
-};
 
 std::vector<Measurement> parse_kvsim(const CsvFile& f) {
   if (f.header != kKvsimColumns) {
@@ -136,7 +21,7 @@ std::vector<Measurement> parse_kvsim(const CsvFile& f) {
   }
   std::vector<Measurement> out;
   for (const auto& r : f.rows) {
-    const Row row(f, r);
+    const CsvRow row(f, r);
     Measurement m;
     m.file = f.path;
     m.line = row.line();
@@ -185,7 +70,7 @@ bool truthy(const std::string& s) {
 std::vector<Measurement> parse_vidur_mlp(const CsvFile& f) {
   std::vector<Measurement> out;
   for (const auto& r : f.rows) {
-    const Row row(f, r);
+    const CsvRow row(f, r);
     const std::int64_t tokens = row.integer("num_tokens", true, 1);
     const std::int64_t p = row.integer("num_tensor_parallel_workers", true, 1);
     const std::int64_t heads = row.integer("n_head", true, 1);
@@ -239,7 +124,7 @@ std::vector<Measurement> parse_vidur_mlp(const CsvFile& f) {
 std::vector<Measurement> parse_vidur_attention(const CsvFile& f) {
   std::vector<Measurement> out;
   for (const auto& r : f.rows) {
-    const Row row(f, r);
+    const CsvRow row(f, r);
     const std::int64_t p = row.integer("num_tensor_parallel_workers", true, 1);
     const std::int64_t heads = row.integer("n_q_head", true, 1);
     const std::int64_t kv_heads = row.integer("n_kv_head", true, 1);
@@ -271,7 +156,7 @@ std::vector<Measurement> parse_vidur_attention(const CsvFile& f) {
 std::vector<Measurement> parse_vidur_allreduce(const CsvFile& f) {
   std::vector<Measurement> out;
   for (const auto& r : f.rows) {
-    const Row row(f, r);
+    const CsvRow row(f, r);
     const std::int64_t workers = row.integer("num_workers", true, 1);
     if (row.has_column("devices_per_node") && row.integer("devices_per_node", true, 1) != workers) {
       continue;  // multi-node rows: not the intra-node interconnect
@@ -310,16 +195,27 @@ MeasurementFormat parse_measurement_format(const std::string& name) {
   if (name == "auto") return MeasurementFormat::kAuto;
   if (name == "kvsim") return MeasurementFormat::kKvsim;
   if (name == "vidur") return MeasurementFormat::kVidur;
+  if (name == "aiconfigurator") return MeasurementFormat::kAiconfigurator;
   throw Error(ErrorLocation{"", 0, 0, "--from-format"},
-              "expected auto, kvsim or vidur, got '" + name + "'" +
-                  did_you_mean(name, {"auto", "kvsim", "vidur"}));
+              "expected auto, kvsim, vidur or aiconfigurator, got '" + name + "'" +
+                  did_you_mean(name, {"auto", "kvsim", "vidur", "aiconfigurator"}));
 }
 
-std::vector<Measurement> load_measurements(const std::string& path, MeasurementFormat format) {
+std::vector<Measurement> load_measurements(const std::string& path, MeasurementFormat format,
+                                           std::vector<std::string>* notes) {
   const CsvFile f = read_csv(path);
-  if (format == MeasurementFormat::kKvsim) return parse_kvsim(f);
-  if (format == MeasurementFormat::kVidur) return parse_vidur(f);
+  switch (format) {
+    case MeasurementFormat::kKvsim:
+      return parse_kvsim(f);
+    case MeasurementFormat::kVidur:
+      return parse_vidur(f);
+    case MeasurementFormat::kAiconfigurator:
+      return parse_aiconfigurator(f, notes);
+    case MeasurementFormat::kAuto:
+      break;
+  }
   if (!f.header.empty() && f.header.front() == "op") return parse_kvsim(f);
+  if (is_aiconfigurator_table(f)) return parse_aiconfigurator(f, notes);
   return parse_vidur(f);
 }
 

@@ -14,6 +14,9 @@
 //   attention.csv  is_prefill rows → attn_prefill (batch 1, q_len = prefill_chunk_size,
 //                  kv_len = kv_cache_size), decode rows → attn_decode;
 //   all_reduce.csv → allreduce rows (single-node rows only: devices_per_node == num_workers).
+//
+// NVIDIA aiconfigurator tables (gemm, context/generation attention, custom all-reduce; latency in
+// ms): cost/aiconfigurator.h.
 
 #include <string>
 #include <vector>
@@ -29,15 +32,18 @@ struct Measurement {
   int line = 0;
 };
 
-enum class MeasurementFormat { kAuto, kKvsim, kVidur };
+enum class MeasurementFormat { kAuto, kKvsim, kVidur, kAiconfigurator };
 
-// "auto" | "kvsim" | "vidur"; throws kvsim::Error (field "--from-format") otherwise.
+// "auto" | "kvsim" | "vidur" | "aiconfigurator"; throws kvsim::Error (field "--from-format")
+// otherwise.
 MeasurementFormat parse_measurement_format(const std::string& name);
 
-// Reads one file. kAuto recognises the kvsim header or a Vidur header. Throws kvsim::Error naming
-// file, line, column (1-based cell index) and field for a malformed row, an unknown op or dtype,
-// a missing required cell, or a non-positive time; and for an empty file.
-std::vector<Measurement> load_measurements(const std::string& path, MeasurementFormat format);
+// Reads one file. kAuto recognises the kvsim header, an aiconfigurator table or a Vidur header.
+// Throws kvsim::Error naming file, line, column (1-based cell index) and field for a malformed
+// row, an unknown op or dtype, a missing required cell, or a non-positive time; and for an empty
+// file. Importers that skip rows kvsim cannot express say so in one line per file in `notes`.
+std::vector<Measurement> load_measurements(const std::string& path, MeasurementFormat format,
+                                           std::vector<std::string>* notes = nullptr);
 
 // The kvsim CSV text of `rows` (header first), times in microseconds with 6 significant digits.
 std::string measurements_csv(const std::vector<Measurement>& rows);

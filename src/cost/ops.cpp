@@ -193,6 +193,29 @@ model::OpClassProfile op_class_profile(const model::CostProfile& profile, OpClas
   return it != profile.op_classes.end() ? it->second : default_op_class_profile(op);
 }
 
+std::optional<std::string> op_class_dtype_key(OpClass op, model::Dtype dtype) {
+  if (dtype == model::Dtype::kFp16 || dtype == model::Dtype::kBf16) return std::nullopt;
+  return std::string(op_class_name(op)) + "." + std::string(model::dtype_name(dtype));
+}
+
+model::OpClassProfile op_class_profile(const model::CostProfile& profile, OpClass op,
+                                       model::Dtype dtype, bool* defaulted) {
+  if (const auto key = op_class_dtype_key(op, dtype)) {
+    const auto it = profile.op_classes.find(*key);
+    if (it != profile.op_classes.end()) {
+      if (defaulted != nullptr) *defaulted = false;
+      return it->second;
+    }
+  }
+  return op_class_profile(profile, op, defaulted);
+}
+
+bool is_op_class_key(std::string_view key) {
+  const auto dot = key.find('.');
+  if (!parse_op_class(key.substr(0, dot))) return false;
+  return dot == std::string_view::npos || model::parse_dtype(key.substr(dot + 1)).has_value();
+}
+
 KernelTime roofline_time(const model::OpClassProfile& profile, double peak_flops, double bandwidth,
                          double extra_latency_s, const Work& work) {
   KernelTime t;

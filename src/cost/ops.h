@@ -116,6 +116,17 @@ model::OpClassProfile default_op_class_profile(OpClass op);
 model::OpClassProfile op_class_profile(const model::CostProfile& profile, OpClass op,
                                        bool* defaulted = nullptr);
 
+// Kernels of one class reach different fractions of their peaks in different dtypes (an fp8
+// GEMM is not a bf16 GEMM at twice the rate), so a profile may hold a curve per dtype: the
+// entry "<class>.<dtype>" ("gemm.fp8"). 16-bit kernels (fp16, bf16) use the plain "<class>".
+// nullopt for a 16-bit dtype.
+std::optional<std::string> op_class_dtype_key(OpClass op, model::Dtype dtype);
+// The entry for `op` in `dtype`: "<class>.<dtype>" when the profile has it, else as above.
+model::OpClassProfile op_class_profile(const model::CostProfile& profile, OpClass op,
+                                       model::Dtype dtype, bool* defaulted = nullptr);
+// True for "gemm", "attn_decode", ... and "gemm.fp8"-style per-dtype entries.
+bool is_op_class_key(std::string_view key);
+
 // Roofline of one kernel: max(flops / (peak × η_c(log10 flops)), bytes / (bandwidth ×
 // η_m(log10 bytes))) + launch latency + extra_latency_s. Zero flops or bytes contribute nothing.
 struct KernelTime {

@@ -108,9 +108,9 @@ void set_roofs(Plan& P, const model::HardwareSpec& hw, const CostOptions& option
   for (int i = 0; i < kNumOpClasses; ++i) {
     const auto cls_id = static_cast<OpClass>(i);
     bool defaulted = false;
-    P.cls[i] = op_class_profile(hw.cost, cls_id, &defaulted);
-    if (defaulted) P.defaulted.emplace_back(op_class_name(cls_id));
     const Dtype roof_dtype = cls_id == OpClass::kGemm ? P.dtypes.gemm_compute : act16;
+    P.cls[i] = op_class_profile(hw.cost, cls_id, roof_dtype, &defaulted);
+    if (defaulted) P.defaulted.emplace_back(op_class_name(cls_id));
     P.roof[i] = roof_for(hw, cls_id, roof_dtype, cls_id == OpClass::kAllreduce ? P.tp : 1);
   }
   if (!(hw.pcie_bandwidth > 0)) {
@@ -132,6 +132,7 @@ void set_roofs(Plan& P, const model::HardwareSpec& hw, const CostOptions& option
                     " (the quantized GEMMs' compute type)");
   }
   P.quant_peak_flops = *quant_peak;
+  P.quant_gemm_cls = op_class_profile(hw.cost, OpClass::kGemm, P.dtypes.quant_compute);
   P.quant_dequantizes = P.dtypes.quant_dequantizes;
 }
 

@@ -127,7 +127,8 @@ struct RooflineCostModel::Plan {
   bool has_head = true;  // false on a pipeline stage other than the last (no final norm, LM head)
   double overhead_s = 0;
   double pcie_bandwidth = 0;
-  double quant_peak_flops = 0;  // peak of the quantized GEMMs' compute dtype
+  double quant_peak_flops = 0;           // peak of the quantized GEMMs' compute dtype
+  model::OpClassProfile quant_gemm_cls;  // their efficiencies (the profile's curve for that dtype)
   bool quant_dequantizes = false;
   TableIndex tables;
   std::size_t tables_used = 0;
@@ -135,11 +136,11 @@ struct RooflineCostModel::Plan {
   // Accumulates the whole step into acc[]; returns the total seconds (overhead included).
   double run(const StepBatch& batch, OpAcc* acc) const;
 
-  // `peak_flops` > 0 replaces the class's peak (quantized GEMMs).
+  // `peak_flops` > 0 replaces the class's peak and efficiencies (quantized GEMMs).
   void add(OpAcc* acc, OpId op, OpClass cls_id, const Work& work, double multiplicity,
            double table_time_s, double peak_flops = 0) const {
     const KernelTime kt =
-        roofline_time(cls[static_cast<int>(cls_id)],
+        roofline_time(peak_flops > 0 ? quant_gemm_cls : cls[static_cast<int>(cls_id)],
                       peak_flops > 0 ? peak_flops : roof[static_cast<int>(cls_id)].peak_flops,
                       roof[static_cast<int>(cls_id)].bandwidth,
                       roof[static_cast<int>(cls_id)].extra_latency_s, work);

@@ -45,6 +45,14 @@ struct MeasuredTable {
   std::vector<Point> points;  // sorted by (x2, x1), no duplicate (x2, x1)
 };
 
+// A fitted profile's error on measurements held out of its fit (kvsim calibrate --holdout):
+// absolute percentage errors of predicted against measured kernel times.
+struct HeldOutError {
+  std::int64_t rows = 0;
+  double median_ape = 0;  // percent
+  double p90_ape = 0;     // percent, nearest rank
+};
+
 struct CostProvenance {
   std::string kind = "datasheet";  // "datasheet" | "calibrated" | "imported"
   std::string device;              // GPU name the numbers were measured on
@@ -52,6 +60,14 @@ struct CostProvenance {
   std::string date;  // ISO 8601
   std::string kvsim_version;
   std::string source;  // measurement file or datasheet reference
+  // Rows held out of the fit and scored: the fraction, the split's seed, and the error per op
+  // class (empty when nothing was held out).
+  // Op classes whose curves were fitted to measurements; the others keep the base profile's
+  // datasheet guesses. Empty for a datasheet profile.
+  std::vector<std::string> fitted_op_classes;
+  double held_out_fraction = 0;
+  std::int64_t held_out_seed = 0;
+  std::map<std::string, HeldOutError> held_out;
 };
 
 struct CostProfile {

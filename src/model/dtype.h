@@ -12,6 +12,7 @@ namespace kvsim::model {
 
 // kFp4 is FP4 E2M1 (MXFP4 / NVFP4 elements); it comes last so that the older values keep theirs.
 enum class Dtype : std::uint8_t { kFp32, kFp16, kBf16, kFp8, kInt8, kInt4, kFp4 };
+inline constexpr int kNumDtypes = 7;
 
 // 32, 16, 16, 8, 8, 4, 4.
 int bits_per_element(Dtype dtype);

@@ -40,7 +40,9 @@ double allreduce_hops(const HardwareSpec& hardware, std::int64_t num_gpus) {
   if (num_gpus <= 1) return 0.0;
   const bool one_node = !allreduce_link(hardware, num_gpus).internode;
   const bool peer_fabric = hardware.interconnect_bandwidth > hardware.pcie_bandwidth;
-  if (one_node && peer_fabric) return 1.0;
+  // vLLM's custom all-reduce runs for 2, 4, 6 or 8 GPUs only; NCCL takes any other group.
+  const bool custom_size = num_gpus <= 8 && num_gpus % 2 == 0;
+  if (one_node && peer_fabric && custom_size) return 1.0;
   return 2.0 * static_cast<double>(num_gpus - 1);
 }
 

@@ -62,10 +62,12 @@ Link internode_link(const HardwareSpec& hardware);
 // first) is bounded by: the inter-node link when the group is larger than gpus_per_node.
 Link allreduce_link(const HardwareSpec& hardware, std::int64_t num_gpus);
 // Link latencies one all-reduce over `num_gpus` GPUs pays, by the algorithm vLLM runs:
-//   - one node whose GPUs share a peer fabric faster than PCIe (NVLink/NVSwitch, Infinity
-//     Fabric): vLLM's custom all-reduce, one shot (every GPU reads all peers' buffers at once,
-//     two-shot for large messages: same bytes, a second pass hidden behind them) -> 1;
-//   - otherwise (PCIe peers, or a group that spans nodes): NCCL's ring, a reduce-scatter and an
+//   - 2, 4, 6 or 8 GPUs (the group sizes vLLM's custom all-reduce takes) in one node whose GPUs
+//     share a peer fabric faster than PCIe (NVLink/NVSwitch, Infinity Fabric; a 72-GPU NVL72
+//     domain is one node): vLLM's custom all-reduce, one shot (every GPU reads all peers' buffers
+//     at once, two-shot for large messages: same bytes, a second pass hidden behind them) -> 1;
+//   - otherwise (PCIe peers, a group that spans nodes, or any other size): NCCL's ring, a
+//   reduce-scatter and an
 //     all-gather of p - 1 steps each -> 2 (p - 1).
 // 0 for one GPU.
 double allreduce_hops(const HardwareSpec& hardware, std::int64_t num_gpus);

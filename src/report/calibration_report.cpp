@@ -45,6 +45,12 @@ std::string shape_text(const cost::KernelShape& s) {
   }
 }
 
+// "gemm" or a per-dtype entry "gemm.fp8": whether its class has a compute roof.
+bool has_compute_roof(const std::string& entry) {
+  const auto op = cost::parse_op_class(entry.substr(0, entry.find('.')));
+  return op && cost::has_compute_roof(*op);
+}
+
 }  // namespace
 
 std::vector<KernelRow> kernel_rows(const std::vector<cost::Measurement>& rows,
@@ -100,6 +106,16 @@ Json calibration_json(const CalibrationReportInput& in) {
   prov["date"] = in.provenance.date;
   prov["kvsim_version"] = in.provenance.kvsim_version;
   prov["source"] = in.provenance.source;
+  prov["fitted_op_classes"] = in.provenance.fitted_op_classes;
+  if (!in.provenance.held_out.empty()) {
+    Json held = Json::object();
+    for (const auto& [op, e] : in.provenance.held_out) {
+      held[op] = {{"rows", e.rows}, {"median_ape", e.median_ape}, {"p90_ape", e.p90_ape}};
+    }
+    prov["held_out"] = {{"fraction", in.provenance.held_out_fraction},
+                        {"seed", in.provenance.held_out_seed},
+                        {"op_classes", held}};
+  }
   j["provenance"] = prov;
   Json rows = Json::object();
   for (const auto& [op, n] : in.measurements) rows[op] = n;
@@ -112,9 +128,7 @@ Json calibration_json(const CalibrationReportInput& in) {
       f["compute_bound_rows"] = c.compute_bound_rows;
       f["memory_bound_rows"] = c.memory_bound_rows;
       f["launch_us"] = c.launch_latency_s * 1e6;
-      f["compute"] = cost::has_compute_roof(*cost::parse_op_class(c.op))
-                         ? curve_json(c.profile.compute)
-                         : Json(nullptr);
+      f["compute"] = has_compute_roof(c.op) ? curve_json(c.profile.compute) : Json(nullptr);
       f["memory"] = curve_json(c.profile.memory);
       f["roofline_mape"] = c.roofline_mape;
       fitted[c.op] = f;
@@ -170,7 +184,7 @@ std::string calibration_table(const CalibrationReportInput& in) {
         {"op class", "rows", "compute-bound", "launch", "eta_compute", "eta_memory", "fit MAPE"});
     f.set_title("Fitted efficiencies on " + in.gpu + " (knots: eta@log10 x)");
     for (const auto& c : in.fit->classes) {
-      const bool roof = cost::has_compute_roof(*cost::parse_op_class(c.op));
+      const bool roof = has_compute_roof(c.op);
       f.add_row({c.op, with_commas(c.rows), with_commas(c.compute_bound_rows),
                  fixed(c.launch_latency_s * 1e6, 1) + " us",
                  roof ? curve_text(c.profile.compute) : "-", curve_text(c.profile.memory),

@@ -74,6 +74,7 @@ Json cost_json(const cost::StepCost& c, const CostReportInput& in) {
     profile["kind"] = in.profile_kind;
     profile["device"] = in.profile_device;
     profile["default_op_classes"] = in.defaulted_classes;
+    profile["measured_op_classes"] = in.measured_classes;
     profile["tables_used"] = in.tables_used;
     inputs["cost_profile"] = profile;
   }

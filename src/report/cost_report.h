@@ -22,6 +22,7 @@ struct CostReportInput {
   std::string profile_kind;                    // provenance.kind of the GPU's cost profile
   std::string profile_device;                  // provenance.device
   std::vector<std::string> defaulted_classes;  // op classes costed with default efficiencies
+  std::vector<std::string> measured_classes;   // op classes fitted to measurements
   std::int64_t tables_used = 0;
   double step_overhead_s = 0;
   std::vector<cost::PrefillChunk> prefills;

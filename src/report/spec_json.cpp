@@ -1,5 +1,8 @@
 #include "report/spec_json.h"
 
+#include <algorithm>
+
+#include "cost/ops.h"
 #include "model/vllm_memory.h"
 #include "model/weights.h"
 
@@ -151,6 +154,24 @@ Json hardware_json(const model::HardwareSpec& hw) {
                                 {"date", p.date},
                                 {"kvsim_version", p.kvsim_version},
                                 {"source", p.source}};
+  // Which op classes (and per-dtype entries) are measured, which the datasheet's guesses.
+  Json classes = Json::object();
+  const auto status = [&](const std::string& name) {
+    const bool fitted = std::find(p.fitted_op_classes.begin(), p.fitted_op_classes.end(), name) !=
+                        p.fitted_op_classes.end();
+    classes[name] = fitted ? "measured" : "datasheet";
+  };
+  for (const std::string& name : cost::op_class_names()) status(name);
+  for (const auto& entry : hw.cost.op_classes) status(entry.first);
+  j["cost_model_provenance"]["op_classes"] = classes;
+  if (!p.held_out.empty()) {
+    Json held = Json::object();
+    for (const auto& [name, e] : p.held_out) {
+      held[name] = {{"rows", e.rows}, {"median_ape", e.median_ape}, {"p90_ape", e.p90_ape}};
+    }
+    j["cost_model_provenance"]["held_out"] = {
+        {"fraction", p.held_out_fraction}, {"seed", p.held_out_seed}, {"op_classes", held}};
+  }
   return j;
 }
 

@@ -122,3 +122,47 @@ TEST_CASE("kvsim calibrate --from-format vidur: Vidur's A100 profiles, validated
   CHECK(j["validation"]["gemm"]["median_ape"].get<double>() < 7.0);
   CHECK(j["validation"]["elementwise"]["rows"] == 6 * 1824);
 }
+
+TEST_CASE("kvsim calibrate --holdout: the fit leaves rows out and records its error on them",
+          "[cli][cost]") {
+  const std::string dir = kvsim::test::temp_dir();
+  const std::string m = kvsim::test::write_temp_file(dir, "m.csv", measurements());
+  const std::string profile = dir + "/held.yaml";
+  const std::vector<std::string> args = {"calibrate", "--from",      m,          "--gpu",
+                                         "a100-80gb", "--out",       profile,    "--holdout",
+                                         "0.3",       "--no-tables", "--format", "json"};
+  const auto r = run_kvsim(args);
+  REQUIRE(r.exit_code == 0);
+  const Json j = Json::parse(r.out);
+  const Json& held = j["provenance"]["held_out"];
+  CHECK(held["fraction"] == 0.3);
+  CHECK(held["seed"] == 1);
+  // Every row is either fitted or held out.
+  std::int64_t fitted = 0, scored = 0;
+  for (const auto& [op, f] : j["fitted"].items()) fitted += f["rows"].get<std::int64_t>();
+  for (const auto& [op, h] : held["op_classes"].items()) scored += h["rows"].get<std::int64_t>();
+  CHECK(fitted + scored == 13 + 4);
+  CHECK(scored > 0);
+  CHECK(j["validation_sources"][0] == "held out: 30% of the rows (seed 1)");
+  const std::string yaml = kvsim::read_file(profile);
+  CHECK_THAT(yaml, Catch::Contains("held_out:") && Catch::Contains("fraction: 0.3") &&
+                       Catch::Contains("fitted_op_classes: ["));
+  // Reports that use the profile say which classes are measured and which are datasheet guesses.
+  const auto c = run_kvsim({"cost", "--model", "llama-3-8b", "--gpu", profile, "--decode-batch",
+                            "4", "--context", "1000", "--format", "json"});
+  REQUIRE(c.exit_code == 0);
+  const Json measured = Json::parse(c.out)["inputs"]["cost_profile"]["measured_op_classes"];
+  CHECK(std::find(measured.begin(), measured.end(), "gemm") != measured.end());
+  CHECK(std::find(measured.begin(), measured.end(), "memcpy") == measured.end());
+  const auto s = run_kvsim({"kv", "--model", "llama-3-8b", "--gpu", profile, "--format", "json"});
+  REQUIRE(s.exit_code == 0);
+  const Json prov = Json::parse(s.out)["inputs"]["hardware"]["cost_model_provenance"];
+  CHECK(prov["op_classes"]["gemm"] == "measured");
+  CHECK(prov["op_classes"]["memcpy"] == "datasheet");
+  CHECK(prov["held_out"]["fraction"] == 0.3);
+  CHECK(run_kvsim(args).out == r.out);  // the split is deterministic
+
+  const auto bad = run_kvsim({"calibrate", "--from", m, "--gpu", "a100-80gb", "--holdout", "1"});
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--holdout") && Catch::Contains("[0, 1)"));
+}

@@ -3,6 +3,7 @@
 #include "common/error.h"
 #include "config/cost_profile_yaml.h"
 #include "config/yaml_reader.h"
+#include "test_util.h"
 
 using namespace kvsim;
 
@@ -47,6 +48,42 @@ TEST_CASE("cost_model section: curves, tables and provenance round-trip", "[conf
   CHECK(q.tables[0].points[3].x1 == 67108864);  // coordinates are exact
   CHECK(q.tables[0].points[3].time_s == Approx(1.5e-3));
   CHECK(config::emit_cost_profile_yaml(q, 2) == config::emit_cost_profile_yaml(p, 2));
+}
+
+TEST_CASE("cost_model section: fitted classes and held-out errors round-trip", "[config][cost]") {
+  model::CostProfile p;
+  p.provenance.kind = "imported";
+  p.provenance.fitted_op_classes = {"gemm", "attn_decode"};
+  p.provenance.held_out_fraction = 0.1;
+  p.provenance.held_out_seed = 7;
+  p.provenance.held_out["gemm"] = {700, 12.5, 40.25};
+  p.provenance.held_out["attn_decode"] = {30, 3.5, 9};
+  const std::string emitted = config::emit_cost_profile_yaml(p, 2);
+  CHECK_THAT(emitted, Catch::Contains("fitted_op_classes: [gemm, attn_decode]") &&
+                          Catch::Contains("gemm: {rows: 700, median_ape: 12.5, p90_ape: 40.25}"));
+  const auto q = parse("name: x\ncost_model:\n" + emitted);
+  CHECK(q.provenance.fitted_op_classes == p.provenance.fitted_op_classes);
+  CHECK(q.provenance.held_out_fraction == Approx(0.1));
+  CHECK(q.provenance.held_out_seed == 7);
+  REQUIRE(q.provenance.held_out.size() == 2);
+  CHECK(q.provenance.held_out.at("gemm").rows == 700);
+  CHECK(q.provenance.held_out.at("gemm").p90_ape == Approx(40.25));
+  CHECK(config::emit_cost_profile_yaml(q, 2) == emitted);
+
+  const auto error = [](const std::string& provenance) {
+    return test::error_of(
+        [&] { parse("name: x\ncost_model:\n  provenance:\n    kind: imported\n" + provenance); });
+  };
+  CHECK_THAT(error("    fitted_op_classes: [gemm, gem]\n"),
+             Catch::Contains("fitted_op_classes") && Catch::Contains("did you mean 'gemm'"));
+  CHECK_THAT(error("    fitted_op_classes: [gemm, gemm]\n"), Catch::Contains("distinct"));
+  CHECK_THAT(error("    held_out: {fraction: 1.5, seed: 1}\n"), Catch::Contains("fraction"));
+  CHECK_THAT(error("    held_out: {fraction: 0.1, seed: 1, gemmm: {rows: 1, median_ape: 1, "
+                   "p90_ape: 1}}\n"),
+             Catch::Contains("gemmm") && Catch::Contains("did you mean 'gemm'"));
+  CHECK_THAT(error("    held_out: {fraction: 0.1, seed: 1, gemm: {rows: 0, median_ape: 1, "
+                   "p90_ape: 1}}\n"),
+             Catch::Contains("rows"));
 }
 
 TEST_CASE("cost_model section: bad tables are located errors", "[config][cost]") {

@@ -144,3 +144,40 @@ TEST_CASE("The fit keeps exact-shape tables, the predictor interpolates them log
   pred.predict(s, &table);
   CHECK_FALSE(table);
 }
+
+TEST_CASE("split_holdout: a fraction of the rows by file name, line and seed", "[cost]") {
+  std::vector<Measurement> rows;
+  for (int line = 2; line < 2002; ++line) {
+    Measurement m;
+    m.file = "/some/where/gemm.csv";
+    m.line = line;
+    rows.push_back(m);
+    m.file = "attention.csv";
+    rows.push_back(m);
+  }
+  const auto split = cost::split_holdout(rows, 0.1, 1);
+  CHECK(split.fit.size() + split.held_out.size() == rows.size());  // no row lost or doubled
+  // 4,000 rows: about 400 held out (binomial sd 19).
+  CHECK(split.held_out.size() > 320);
+  CHECK(split.held_out.size() < 480);
+  // The folder does not matter, the base name, line and seed do.
+  for (auto& m : rows) {
+    if (m.file == "/some/where/gemm.csv") m.file = "elsewhere/gemm.csv";
+  }
+  const auto moved = cost::split_holdout(rows, 0.1, 1);
+  REQUIRE(moved.held_out.size() == split.held_out.size());
+  for (std::size_t i = 0; i < moved.held_out.size(); ++i)
+    CHECK(moved.held_out[i].line == split.held_out[i].line);
+  // Another seed holds out other rows: about 10% of the first seed's again, not all of them.
+  const auto other = cost::split_holdout(rows, 0.1, 2);
+  std::size_t shared = 0;
+  for (const auto& a : other.held_out) {
+    for (const auto& b : moved.held_out) shared += a.line == b.line && a.file == b.file;
+  }
+  CHECK(shared < moved.held_out.size() / 4);
+  CHECK(cost::split_holdout(rows, 0, 1).held_out.empty());
+  // Rows from one line (a Vidur operator row gives several) go together.
+  std::vector<Measurement> same_line(5, rows.front());
+  const auto together = cost::split_holdout(same_line, 0.5, 3);
+  CHECK((together.fit.empty() || together.held_out.empty()));
+}

@@ -99,10 +99,17 @@ void trace(std::string_view data, trace::TraceFormat format, const char* suffix)
 
 void calibrate_csv(std::string_view data) {
   const std::string path = scratch_file(data, ".measurements.csv");
-  for (const char* format : {"auto", "kvsim", "vidur"}) {
+  for (const char* format : {"auto", "kvsim", "vidur", "aiconfigurator"}) {
     swallow_errors(
         [&] { (void)cost::load_measurements(path, cost::parse_measurement_format(format)); });
   }
+  // aiconfigurator tells prefill from decode attention by the file name.
+  const std::string attention = scratch_file(data, "_context_attention_perf.csv");
+  std::vector<std::string> notes;
+  swallow_errors([&] {
+    (void)cost::load_measurements(attention, cost::MeasurementFormat::kAiconfigurator, &notes);
+  });
+  std::filesystem::remove(attention);
 }
 
 }  // namespace

@@ -1,0 +1,223 @@
+#include "cost/aiconfigurator.h"
+
+#include <filesystem>
+#include <map>
+#include <optional>
+
+#include "common/error.h"
+#include "common/strings.h"
+
+namespace kvsim::cost {
+namespace {
+
+enum class Table { kGemm, kContextAttention, kGenerationAttention, kAllreduce, kNccl, kMoe };
+
+bool has_all(const CsvFile& f, const std::vector<std::string>& columns) {
+  for (const auto& c : columns) {
+    if (f.column.count(c) == 0) return false;
+  }
+  return true;
+}
+
+std::optional<Table> table_of(const CsvFile& f) {
+  if (f.column.count("latency") == 0) return std::nullopt;
+  if (has_all(f, {"gemm_dtype", "m", "n", "k"})) return Table::kGemm;
+  if (has_all(f, {"batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim", "step"})) {
+    const std::string name = std::filesystem::path(f.path).filename().string();
+    if (name.find("generation_attention") != std::string::npos) return Table::kGenerationAttention;
+    if (name.find("context_attention") != std::string::npos) return Table::kContextAttention;
+    throw Error(ErrorLocation{f.path, 1, 0, ""},
+                "an aiconfigurator attention table, but its name says neither "
+                "'context_attention' (prefill) nor 'generation_attention' (decode); name it as "
+                "aiconfigurator does, e.g. 0.24.0_context_attention_perf.csv");
+  }
+  if (has_all(f, {"allreduce_dtype", "num_gpus", "message_size"})) return Table::kAllreduce;
+  if (has_all(f, {"nccl_dtype", "num_gpus", "message_size"})) return Table::kNccl;
+  if (has_all(f, {"moe_dtype", "num_tokens", "num_experts"})) return Table::kMoe;
+  return std::nullopt;
+}
+
+std::optional<model::Dtype> dtype_of(const std::string& name) {
+  static const std::map<std::string, model::Dtype> kNames = {
+      {"bfloat16", model::Dtype::kBf16}, {"bf16", model::Dtype::kBf16},
+      {"float16", model::Dtype::kFp16},  {"half", model::Dtype::kFp16},
+      {"fp16", model::Dtype::kFp16},     {"fp8", model::Dtype::kFp8},
+      {"int8", model::Dtype::kInt8},     {"nvfp4", model::Dtype::kFp4},
+      {"mxfp4", model::Dtype::kFp4}};
+  const auto it = kNames.find(name);
+  if (it == kNames.end()) return std::nullopt;
+  return it->second;
+}
+
+// Counts of skipped rows by reason, in the order first seen.
+class Skips {
+ public:
+  void add(const std::string& reason) {
+    for (auto& [r, n] : counts_) {
+      if (r == reason) {
+        ++n;
+        return;
+      }
+    }
+    counts_.emplace_back(reason, 1);
+  }
+  std::string text() const {
+    std::string out;
+    for (const auto& [r, n] : counts_)
+      out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + r;
+    return out.empty() ? "none" : out;
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::int64_t>> counts_;
+};
+
+// The column that holds a row's compute dtype.
+std::string dtype_column(Table t) {
+  switch (t) {
+    case Table::kGemm:
+      return "gemm_dtype";
+    case Table::kAllreduce:
+      return "allreduce_dtype";
+    default:
+      return "attn_dtype";
+  }
+}
+
+// Per dtype cell, the kernel_source with the most rows (ties: the first name in order).
+std::map<std::string, std::string> chosen_sources(const CsvFile& f, const std::string& dtype_col) {
+  if (f.column.count("kernel_source") == 0) return {};
+  const std::size_t src = f.column.at("kernel_source");
+  const auto dt = f.column.find(dtype_col);
+  std::map<std::string, std::map<std::string, std::int64_t>> counts;
+  for (const auto& [line, cells] : f.rows) {
+    counts[dt == f.column.end() ? "" : cells[dt->second]][cells[src]] += 1;
+  }
+  std::map<std::string, std::string> chosen;
+  for (const auto& [dtype, by_source] : counts) {
+    std::int64_t best = -1;
+    for (const auto& [source, n] : by_source) {
+      if (n > best) best = n, chosen[dtype] = source;
+    }
+  }
+  return chosen;
+}
+
+std::string optional_cell(const CsvRow& row, const std::string& name) {
+  return row.has_column(name) ? row.cell(name) : std::string();
+}
+
+}  // namespace
+
+bool is_aiconfigurator_table(const CsvFile& f) {
+  return table_of(f).has_value();
+}
+
+std::vector<Measurement> parse_aiconfigurator(const CsvFile& f, std::vector<std::string>* notes) {
+  const auto table = table_of(f);
+  if (!table) {
+    throw Error(ErrorLocation{f.path, 1, 0, ""},
+                "expected an aiconfigurator gemm, context/generation attention or "
+                "custom all-reduce table (a latency column), got header " +
+                    join(f.header, ","));
+  }
+  if (*table == Table::kMoe) {
+    throw Error(ErrorLocation{f.path, 1, 0, ""},
+                "aiconfigurator's fused-MoE table is not fitted by kvsim calibrate (kvsim has no "
+                "MoE op class; expert GEMMs are costed as gemm): leave this file out");
+  }
+  if (*table == Table::kNccl && f.column.count("op_name") == 0) {
+    throw Error(ErrorLocation{f.path, 1, 0, "op_name"},
+                "an aiconfigurator NCCL table without its op_name column: all_reduce rows cannot "
+                "be told from the other collectives; fit the all-reduce from "
+                "*_custom_allreduce_perf.csv, or keep op_name when converting the table");
+  }
+  const std::string dtype_col = *table == Table::kNccl ? "nccl_dtype" : dtype_column(*table);
+  // All-reduce tables name one kernel per backend; the backend column chooses.
+  const bool collective = *table == Table::kAllreduce || *table == Table::kNccl;
+  const auto sources =
+      collective ? std::map<std::string, std::string>{} : chosen_sources(f, dtype_col);
+  const bool attention =
+      *table == Table::kContextAttention || *table == Table::kGenerationAttention;
+  Skips skips;
+  std::vector<Measurement> out;
+  for (const auto& r : f.rows) {
+    const CsvRow row(f, r);
+    const std::string dtype_name = optional_cell(row, dtype_col);
+    if (!sources.empty()) {
+      const std::string& source = row.cell("kernel_source");
+      if (source != sources.at(dtype_name)) {
+        skips.add("rows of kernel_source " + source);
+        continue;
+      }
+    }
+    const auto dtype =
+        dtype_name.empty() ? std::optional(model::Dtype::kBf16) : dtype_of(dtype_name);
+    if (!dtype) {
+      skips.add(dtype_name + " rows (no kvsim dtype)");
+      continue;
+    }
+    Measurement m;
+    m.file = f.path;
+    m.line = row.line();
+    KernelShape& s = m.shape;
+    s.dtype = *dtype;
+    if (*table == Table::kGemm) {
+      s.op = OpClass::kGemm;
+      s.m = row.integer("m", true, 1);
+      s.n = row.integer("n", true, 1);
+      s.k = row.integer("k", true, 1);
+      s.batch = 1;
+    } else if (attention) {
+      const std::string kv = optional_cell(row, "kv_cache_dtype");
+      if (!kv.empty() && dtype_of(kv) != dtype) {
+        skips.add(kv + " KV-cache rows");
+        continue;
+      }
+      if (row.has_column("window_size") && row.integer("window_size", false) != 0) {
+        skips.add("sliding-window rows");
+        continue;
+      }
+      if (row.has_column("beam_width") && row.integer("beam_width", false, 1) != 1) {
+        skips.add("beam-search rows");
+        continue;
+      }
+      s.op = *table == Table::kContextAttention ? OpClass::kAttnPrefill : OpClass::kAttnDecode;
+      s.batch = row.integer("batch_size", true, 1);
+      s.q_heads = row.integer("num_heads", true, 1);
+      s.kv_heads = row.integer("num_key_value_heads", true, 1);
+      s.head_dim = row.integer("head_dim", true, 1);
+      s.kv_len = row.integer("step", true, 0);
+      if (s.op == OpClass::kAttnPrefill) s.q_len = row.integer("isl", true, 1);
+    } else {
+      if (*table == Table::kNccl && row.cell("op_name") != "all_reduce") {
+        skips.add(row.cell("op_name") + " rows");
+        continue;
+      }
+      const std::string backend = optional_cell(row, "backend");
+      if (!backend.empty() && backend != "vllm_graph") {
+        skips.add(backend + " rows (vLLM decodes under CUDA graphs)");
+        continue;
+      }
+      s.op = OpClass::kAllreduce;
+      s.num_gpus = row.integer("num_gpus", true, 2);
+      s.bytes = static_cast<double>(row.integer("message_size", true, 1)) * dtype_bytes(s.dtype);
+    }
+    m.time_s = row.positive("latency", 1e3) * 1e-3;
+    out.push_back(std::move(m));
+  }
+  if (notes != nullptr) {
+    std::string kept;
+    for (const auto& [dtype, source] : sources) {
+      if (!kept.empty()) kept += ", ";
+      if (!dtype.empty()) kept.append(dtype).append(": ");
+      kept += source;
+    }
+    notes->push_back(f.path + ": aiconfigurator table, " + std::to_string(out.size()) +
+                     " rows imported" + (kept.empty() ? "" : " (kernel_source " + kept + ")") +
+                     "; skipped: " + skips.text());
+  }
+  return out;
+}
+
+}  // namespace kvsim::cost

@@ -1,0 +1,156 @@
+// cost/aiconfigurator.cpp: NVIDIA aiconfigurator's measured tables to kernel shapes.
+#include <catch2/catch.hpp>
+
+#include "common/error.h"
+#include "cost/aiconfigurator.h"
+#include "cost/measurements.h"
+#include "test_util.h"
+
+using namespace kvsim;
+using cost::MeasurementFormat;
+using cost::OpClass;
+
+namespace {
+
+struct Loaded {
+  std::vector<cost::Measurement> rows;
+  std::vector<std::string> notes;
+};
+
+Loaded load(const std::string& name, const std::string& text,
+            MeasurementFormat format = MeasurementFormat::kAuto) {
+  const std::string path = test::write_temp_file(test::temp_dir(), name, text);
+  Loaded l;
+  l.rows = cost::load_measurements(path, format, &l.notes);
+  return l;
+}
+
+std::string error_loading(const std::string& name, const std::string& text) {
+  return test::error_of([&] { (void)load(name, text); });
+}
+
+}  // namespace
+
+TEST_CASE("aiconfigurator GEMM table: m, n, k and dtype, latency in ms", "[cost]") {
+  const auto l = load("0.24.0_gemm_perf.csv",
+                      "kernel_source,gemm_dtype,m,n,k,latency\n"
+                      "torch.nn.functional.linear,bfloat16,32,4096,8192,0.0125\n"
+                      "CutlassFP8ScaledMMLinearKernel,fp8,32,4096,8192,0.0080\n"
+                      "FlashInferCuteDslNvFp4LinearKernel,nvfp4,32,4096,8192,0.0060\n"
+                      "DeepGemm,fp8_block,32,4096,8192,0.0070\n");
+  REQUIRE(l.rows.size() == 3);
+  const auto& g = l.rows[0].shape;
+  CHECK(g.op == OpClass::kGemm);
+  CHECK(g.dtype == model::Dtype::kBf16);
+  CHECK((g.m == 32 && g.n == 4096 && g.k == 8192 && g.batch == 1));
+  CHECK(l.rows[0].time_s == Approx(12.5e-6));
+  CHECK(l.rows[0].line == 2);
+  CHECK(l.rows[1].shape.dtype == model::Dtype::kFp8);
+  CHECK(l.rows[2].shape.dtype == model::Dtype::kFp4);
+  REQUIRE(l.notes.size() == 1);
+  CHECK_THAT(l.notes[0], Catch::Contains("3 rows imported") &&
+                             Catch::Contains("1 fp8_block rows (no kvsim dtype)"));
+}
+
+TEST_CASE("aiconfigurator attention tables: prefill and decode by file name, skips counted",
+          "[cost]") {
+  const std::string header =
+      "kernel_source,batch_size,isl,num_heads,num_key_value_heads,head_dim,beam_width,attn_dtype,"
+      "kv_cache_dtype,step,window_size,latency\n";
+  const std::string body =
+      "vllm_flash_attn_fa3,4,2048,32,8,128,1,bfloat16,bfloat16,0,0,0.5\n"
+      "vllm_flash_attn_fa3,4,2048,32,8,128,1,bfloat16,fp8,0,0,0.4\n"
+      "vllm_flash_attn_fa3,4,2048,32,8,128,1,bfloat16,bfloat16,0,128,0.3\n"
+      "vllm_flash_attn_fa4,4,2048,32,8,128,1,bfloat16,bfloat16,0,0,0.45\n"
+      "vllm_flash_attn_fa3,8,2048,32,8,128,1,bfloat16,bfloat16,0,0,0.9\n";
+  const auto ctx = load("0.24.0_context_attention_perf.csv", header + body);
+  REQUIRE(ctx.rows.size() == 2);
+  const auto& p = ctx.rows[0].shape;
+  CHECK(p.op == OpClass::kAttnPrefill);
+  // isl new tokens after `step` cached ones; heads already per GPU.
+  CHECK((p.batch == 4 && p.q_len == 2048 && p.kv_len == 0));
+  CHECK((p.q_heads == 32 && p.kv_heads == 8 && p.head_dim == 128));
+  CHECK(p.dtype == model::Dtype::kBf16);
+  CHECK(ctx.rows[0].time_s == Approx(0.5e-3));
+  REQUIRE(ctx.notes.size() == 1);
+  CHECK_THAT(ctx.notes[0], Catch::Contains("kernel_source bfloat16: vllm_flash_attn_fa3") &&
+                               Catch::Contains("1 fp8 KV-cache rows") &&
+                               Catch::Contains("1 sliding-window rows") &&
+                               Catch::Contains("1 rows of kernel_source vllm_flash_attn_fa4"));
+
+  const auto gen = load("0.24.0_generation_attention_perf.csv",
+                        header +
+                            "vllm_flash_attn_fa3,32,1,32,8,128,1,bfloat16,bfloat16,4095,0,"
+                            "0.02\n");
+  REQUIRE(gen.rows.size() == 1);
+  const auto& d = gen.rows[0].shape;
+  CHECK(d.op == OpClass::kAttnDecode);
+  // `step` tokens are cached; the new token's query sees step + 1.
+  CHECK((d.batch == 32 && d.kv_len == 4095 && d.q_len == 0));
+
+  CHECK_THAT(error_loading("attention.csv", header + body),
+             Catch::Contains("attention.csv:1:") && Catch::Contains("neither 'context_attention'"));
+}
+
+TEST_CASE("aiconfigurator all-reduce: the CUDA-graph rows, message size in elements", "[cost]") {
+  const auto l = load("0.24.0_custom_allreduce_perf.csv",
+                      "kernel_source,allreduce_dtype,num_gpus,message_size,latency,backend\n"
+                      "vLLM_custom_graph,bfloat16,8,1048576,0.0214,vllm_graph\n"
+                      "vLLM_custom_eager,bfloat16,8,1048576,0.0400,vllm_eager\n");
+  REQUIRE(l.rows.size() == 1);
+  CHECK(l.rows[0].shape.op == OpClass::kAllreduce);
+  CHECK(l.rows[0].shape.num_gpus == 8);
+  CHECK(l.rows[0].shape.bytes == 2.0 * 1048576);  // bf16 elements
+  CHECK(l.rows[0].time_s == Approx(21.4e-6));
+  CHECK_THAT(l.notes[0],
+             Catch::Contains("1 rows imported") && Catch::Contains("skipped: 1 vllm_eager rows"));
+}
+
+TEST_CASE("aiconfigurator tables kvsim cannot use are refused, bad cells are located", "[cost]") {
+  CHECK_THAT(error_loading("2.29.2_nccl_perf.csv",
+                           "kernel_source,nccl_dtype,num_gpus,message_size,latency\n"
+                           "NCCL,half,2,256,0.00536\n"),
+             Catch::Contains("op_name") && Catch::Contains("custom_allreduce"));
+  CHECK_THAT(error_loading("0.24.0_moe_perf.csv",
+                           "kernel_source,moe_dtype,num_tokens,hidden_size,inter_size,topk,"
+                           "num_experts,moe_tp_size,moe_ep_size,distribution,latency\n"
+                           "x,fp8,1,2816,704,8,128,1,1,balanced,0.1\n"),
+             Catch::Contains("fused-MoE"));
+  // An NCCL table that kept op_name gives its all_reduce rows.
+  const auto nccl = load("nccl.csv",
+                         "kernel_source,nccl_dtype,num_gpus,message_size,op_name,latency\n"
+                         "NCCL,half,4,1024,all_reduce,0.007\n"
+                         "NCCL,half,4,1024,all_gather,0.006\n");
+  REQUIRE(nccl.rows.size() == 1);
+  CHECK(nccl.rows[0].shape.bytes == 2048);
+  const std::string gemm = "kernel_source,gemm_dtype,m,n,k,latency\n";
+  CHECK_THAT(error_loading("g.csv", gemm + "t,bfloat16,0,4096,8192,0.01\n"),
+             Catch::Contains("g.csv:2:3: m: expected an integer"));
+  CHECK_THAT(error_loading("g.csv", gemm + "t,bfloat16,1,4096,8192,-1\n"),
+             Catch::Contains("g.csv:2:6: latency: expected a number"));
+  CHECK_THAT(error_loading("g.csv", gemm + "t,bfloat16,1,4096,8192,2e6\n"),
+             Catch::Contains("at most 1e9 us"));
+  // Forced format on a file that is not one of its tables.
+  CHECK_THAT(test::error_of([] {
+               const std::string p = test::write_temp_file(test::temp_dir(), "x.csv", "a,b\n1,2\n");
+               (void)cost::load_measurements(p, MeasurementFormat::kAiconfigurator);
+             }),
+             Catch::Contains("expected an aiconfigurator gemm"));
+  CHECK(cost::parse_measurement_format("aiconfigurator") == MeasurementFormat::kAiconfigurator);
+}
+
+TEST_CASE("aiconfigurator H200 tables import whole", "[cost][shared]") {
+  KVSIM_REQUIRE_SHARED(gemm, "measured/aiconfigurator/h200_sxm/0.24.0_gemm_perf.csv");
+  KVSIM_REQUIRE_SHARED(gen,
+                       "measured/aiconfigurator/h200_sxm/0.24.0_generation_attention_perf.csv");
+  KVSIM_REQUIRE_SHARED(ar, "measured/aiconfigurator/h200_sxm/0.24.0_custom_allreduce_perf.csv");
+  std::vector<std::string> notes;
+  // Every bf16 and fp8 GEMM row (35,742 each).
+  CHECK(cost::load_measurements(gemm, MeasurementFormat::kAuto, &notes).size() == 2 * 35742);
+  const auto g = cost::load_measurements(gen, MeasurementFormat::kAuto, &notes);
+  CHECK(g.size() == 16129);  // FlashAttention 3, bf16 KV cache, no window
+  for (const auto& m : g) REQUIRE(m.shape.op == OpClass::kAttnDecode);
+  // 23 message sizes × 3 GPU counts, graph backend only.
+  CHECK(cost::load_measurements(ar, MeasurementFormat::kAuto, &notes).size() == 69);
+  CHECK_THAT(notes[1], Catch::Contains("vllm_flash_attn_fa3"));
+}
