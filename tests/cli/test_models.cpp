@@ -37,10 +37,10 @@ TEST_CASE("kvsim models and kvsim gpus list what ships", "[cli][catalog]") {
   REQUIRE(g.exit_code == 0);
   const Json gpus = Json::parse(g.out);
   CHECK(gpus["schema"] == "kvsim.gpus/v1");
-  REQUIRE(gpus["gpus"].size() == 9);
+  REQUIRE(gpus["gpus"].size() == 11);
   const auto gt = run_kvsim({"gpus", "--format", "table"});
   CHECK(has(gt.out, "h100-sxm"));
   CHECK(has(gt.out, "mi300x"));
   const auto gc = run_kvsim({"gpus", "--format", "csv"});
-  CHECK(std::count(gc.out.begin(), gc.out.end(), '\n') == 10);
+  CHECK(std::count(gc.out.begin(), gc.out.end(), '\n') == 12);
 }

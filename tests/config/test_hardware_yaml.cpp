@@ -33,7 +33,7 @@ TEST_CASE("every shipped hardware YAML cites a source for every number", "[confi
       if (sources.count(key)) CHECK(sources.at(key).size() > 10);
     }
   }
-  CHECK(files == 9);
+  CHECK(files == 11);
 }
 
 TEST_CASE("hardware YAML errors are located and say what was expected", "[config][hardware]") {

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "config/catalog.h"
+#include "model/hardware_spec.h"
 #include "model/kv_math.h"
 #include "model/weights.h"
 
@@ -18,14 +19,34 @@ KvFormat auto_format(const ModelSpec& m) {
 
 }  // namespace
 
-TEST_CASE("the catalog ships the 13 models and 9 GPUs the issue names", "[config][catalog]") {
+TEST_CASE("the catalog ships the 13 models and 11 GPUs the issues name", "[config][catalog]") {
   CHECK(config::model_names() ==
         std::vector<std::string>{"deepseek-v2-lite", "falcon-7b", "gemma-2-9b", "llama-2-70b",
                                  "llama-2-7b", "llama-3-70b", "llama-3-8b", "llama-3.1-405b",
                                  "mistral-7b", "mixtral-8x7b", "opt-13b", "opt-66b", "qwen2.5-7b"});
-  CHECK(config::hardware_names() == std::vector<std::string>{"a100-40gb", "a100-80gb", "b200",
-                                                             "h100-pcie", "h100-sxm", "h200-sxm",
-                                                             "l4", "l40s", "mi300x"});
+  CHECK(config::hardware_names() ==
+        std::vector<std::string>{"a100-40gb", "a100-80gb", "b200", "b300", "gb200", "h100-pcie",
+                                 "h100-sxm", "h200-sxm", "l4", "l40s", "mi300x"});
+}
+
+TEST_CASE("B300 and GB200: datasheet peaks per GPU, GB200's 72-GPU NVLink domain",
+          "[config][catalog]") {
+  const model::HardwareSpec b300 = config::load_hardware("b300");
+  // HGX B300, 8 GPUs, sparse: FP4 144 PF (108 dense), FP8 72 PF, BF16 36 PF, INT8 2 POPS.
+  CHECK(*b300.peak_flops_for(model::Dtype::kFp4) == Approx(13.5e15));
+  CHECK(*b300.peak_flops_for(model::Dtype::kFp8) == Approx(4.5e15));
+  CHECK(*b300.peak_flops_for(model::Dtype::kBf16) == Approx(2.25e15));
+  CHECK(*b300.peak_flops_for(model::Dtype::kInt8) == Approx(0.125e15));
+  CHECK(b300.gpus_per_node == 8);
+  const model::HardwareSpec gb200 = config::load_hardware("gb200");
+  // GB200 NVL72, 72 GPUs, sparse: BF16 360 PF -> 2.5 PF dense per GPU; 576 TB/s -> 8 TB/s.
+  CHECK(*gb200.peak_flops_for(model::Dtype::kBf16) == Approx(2.5e15));
+  CHECK(gb200.memory_bandwidth == Approx(8e12));
+  CHECK(gb200.gpus_per_node == 72);
+  // TP 16 stays inside the NVLink domain but is past vLLM's custom all-reduce: NCCL's ring.
+  CHECK(model::allreduce_hops(gb200, 8) == 1);
+  CHECK(model::allreduce_hops(gb200, 16) == 30);
+  CHECK_FALSE(model::allreduce_link(gb200, 16).internode);
 }
 
 TEST_CASE("every shipped model loads, names itself after its file and cites a source",

@@ -38,6 +38,11 @@ TEST_CASE("hardware spec: an all-reduce pays one hop in an NVLink node, a ring's
   CHECK(allreduce_hops(nvlink, 2) == 1);
   CHECK(allreduce_hops(nvlink, 8) == 1);    // vLLM's one-shot custom all-reduce
   CHECK(allreduce_hops(nvlink, 16) == 30);  // spans two nodes: NCCL ring, 2 × 15 steps
+  CHECK(allreduce_hops(nvlink, 3) == 4);    // custom all-reduce takes 2, 4, 6 or 8 GPUs
+  HardwareSpec nvl72 = nvlink;              // one 72-GPU NVLink domain (GB200 NVL72)
+  nvl72.gpus_per_node = 72;
+  CHECK(allreduce_hops(nvl72, 8) == 1);
+  CHECK(allreduce_hops(nvl72, 16) == 30);  // one domain, but more than 8 GPUs: NCCL ring
 
   HardwareSpec pcie;  // peers no faster than PCIe (L40S, L4): NCCL ring inside the node too
   pcie.interconnect_bandwidth = 32e9;
