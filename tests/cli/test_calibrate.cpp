@@ -166,3 +166,26 @@ TEST_CASE("kvsim calibrate --holdout: the fit leaves rows out and records its er
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Catch::Contains("--holdout") && Catch::Contains("[0, 1)"));
 }
+
+TEST_CASE("kvsim calibrate --dtypes fits only the rows of those dtypes", "[cli][cost]") {
+  const std::string dir = kvsim::test::temp_dir();
+  std::string csv = measurements();
+  csv +=
+      "gemm,fp8,64,4096,4096,,,,,,,,,9\ngemm,fp8,256,4096,4096,,,,,,,,,20\n"
+      "gemm,fp8,1024,4096,4096,,,,,,,,,60\n";
+  const std::string m = kvsim::test::write_temp_file(dir, "m.csv", csv);
+  const auto all = run_kvsim({"calibrate", "--from", m, "--gpu", "a100-80gb", "--format", "json"});
+  REQUIRE(all.exit_code == 0);
+  // Without --dtypes the fp8 GEMMs get a curve of their own.
+  CHECK(Json::parse(all.out)["fitted"]["gemm.fp8"]["rows"] == 3);
+  const auto bf16 = run_kvsim({"calibrate", "--from", m, "--gpu", "a100-80gb", "--dtypes",
+                               "bf16,fp16", "--format", "json"});
+  REQUIRE(bf16.exit_code == 0);
+  const Json j = Json::parse(bf16.out);
+  CHECK_FALSE(j["fitted"].contains("gemm.fp8"));
+  CHECK(j["fitted"]["gemm"]["rows"] == 13);
+  CHECK_THAT(bf16.err, Catch::Contains("--dtypes: left out 3 gemm fp8 rows"));
+  const auto bad = run_kvsim({"calibrate", "--from", m, "--gpu", "a100-80gb", "--dtypes", "bf61"});
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--dtypes") && Catch::Contains("bf61"));
+}
