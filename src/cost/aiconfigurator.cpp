@@ -107,14 +107,8 @@ std::string optional_cell(const CsvRow& row, const std::string& name) {
   return row.has_column(name) ? row.cell(name) : std::string();
 }
 
-}  // namespace
-
-bool is_aiconfigurator_table(const CsvFile& f) {
-  return table_of(f).has_value();
-}
-
-std::vector<Measurement> parse_aiconfigurator(const CsvFile& f, std::vector<std::string>* notes) {
-  const auto table = table_of(f);
+// The tables parse_aiconfigurator refuses whole, and a header of no table.
+void check_table(const CsvFile& f, const std::optional<Table>& table) {
   if (!table) {
     throw Error(ErrorLocation{f.path, 1, 0, ""},
                 "expected an aiconfigurator gemm, context/generation attention or "
@@ -132,76 +126,92 @@ std::vector<Measurement> parse_aiconfigurator(const CsvFile& f, std::vector<std:
                 "be told from the other collectives; fit the all-reduce from "
                 "*_custom_allreduce_perf.csv, or keep op_name when converting the table");
   }
-  const std::string dtype_col = *table == Table::kNccl ? "nccl_dtype" : dtype_column(*table);
-  // All-reduce tables name one kernel per backend; the backend column chooses.
-  const bool collective = *table == Table::kAllreduce || *table == Table::kNccl;
-  const auto sources =
-      collective ? std::map<std::string, std::string>{} : chosen_sources(f, dtype_col);
-  const bool attention =
-      *table == Table::kContextAttention || *table == Table::kGenerationAttention;
-  Skips skips;
-  std::vector<Measurement> out;
-  for (const auto& r : f.rows) {
-    const CsvRow row(f, r);
-    const std::string dtype_name = optional_cell(row, dtype_col);
-    if (!sources.empty()) {
-      const std::string& source = row.cell("kernel_source");
-      if (source != sources.at(dtype_name)) {
-        skips.add("rows of kernel_source " + source);
-        continue;
-      }
-    }
-    const auto dtype =
-        dtype_name.empty() ? std::optional(model::Dtype::kBf16) : dtype_of(dtype_name);
-    if (!dtype) {
-      skips.add(dtype_name + " rows (no kvsim dtype)");
-      continue;
-    }
-    Measurement m;
-    m.file = f.path;
-    m.line = row.line();
-    KernelShape& s = m.shape;
-    s.dtype = *dtype;
-    if (*table == Table::kGemm) {
+}
+
+// An attention row's shape into `s` (dtype set), or the reason it is skipped.
+std::optional<std::string> attention_shape(const CsvRow& row, Table table, KernelShape& s) {
+  const std::string kv = optional_cell(row, "kv_cache_dtype");
+  if (!kv.empty() && dtype_of(kv) != s.dtype) return kv + " KV-cache rows";
+  if (row.has_column("window_size") && row.integer("window_size", false) != 0)
+    return "sliding-window rows";
+  if (row.has_column("beam_width") && row.integer("beam_width", false, 1) != 1)
+    return "beam-search rows";
+  s.op = table == Table::kContextAttention ? OpClass::kAttnPrefill : OpClass::kAttnDecode;
+  s.batch = row.integer("batch_size", true, 1);
+  s.q_heads = row.integer("num_heads", true, 1);
+  s.kv_heads = row.integer("num_key_value_heads", true, 1);
+  s.head_dim = row.integer("head_dim", true, 1);
+  s.kv_len = row.integer("step", true, 0);
+  if (s.op == OpClass::kAttnPrefill) s.q_len = row.integer("isl", true, 1);
+  return std::nullopt;
+}
+
+// An all-reduce row's shape into `s` (dtype set), or the reason it is skipped.
+std::optional<std::string> allreduce_shape(const CsvRow& row, Table table, KernelShape& s) {
+  if (table == Table::kNccl && row.cell("op_name") != "all_reduce")
+    return row.cell("op_name") + " rows";
+  const std::string backend = optional_cell(row, "backend");
+  if (!backend.empty() && backend != "vllm_graph")
+    return backend + " rows (vLLM decodes under CUDA graphs)";
+  s.op = OpClass::kAllreduce;
+  s.num_gpus = row.integer("num_gpus", true, 2);
+  s.bytes = static_cast<double>(row.integer("message_size", true, 1)) * dtype_bytes(s.dtype);
+  return std::nullopt;
+}
+
+// One row's shape into `s`, or the reason it is skipped: another kernel source than the one
+// kept for its dtype, a dtype kvsim lacks, or what the table's reader says.
+std::optional<std::string> row_shape(const CsvRow& row, Table table, const std::string& dtype_col,
+                                     const std::map<std::string, std::string>& sources,
+                                     KernelShape& s) {
+  const std::string dtype_name = optional_cell(row, dtype_col);
+  if (!sources.empty()) {
+    const std::string& source = row.cell("kernel_source");
+    if (source != sources.at(dtype_name)) return "rows of kernel_source " + source;
+  }
+  const auto dtype = dtype_name.empty() ? std::optional(model::Dtype::kBf16) : dtype_of(dtype_name);
+  if (!dtype) return dtype_name + " rows (no kvsim dtype)";
+  s.dtype = *dtype;
+  switch (table) {
+    case Table::kGemm:
       s.op = OpClass::kGemm;
       s.m = row.integer("m", true, 1);
       s.n = row.integer("n", true, 1);
       s.k = row.integer("k", true, 1);
       s.batch = 1;
-    } else if (attention) {
-      const std::string kv = optional_cell(row, "kv_cache_dtype");
-      if (!kv.empty() && dtype_of(kv) != dtype) {
-        skips.add(kv + " KV-cache rows");
-        continue;
-      }
-      if (row.has_column("window_size") && row.integer("window_size", false) != 0) {
-        skips.add("sliding-window rows");
-        continue;
-      }
-      if (row.has_column("beam_width") && row.integer("beam_width", false, 1) != 1) {
-        skips.add("beam-search rows");
-        continue;
-      }
-      s.op = *table == Table::kContextAttention ? OpClass::kAttnPrefill : OpClass::kAttnDecode;
-      s.batch = row.integer("batch_size", true, 1);
-      s.q_heads = row.integer("num_heads", true, 1);
-      s.kv_heads = row.integer("num_key_value_heads", true, 1);
-      s.head_dim = row.integer("head_dim", true, 1);
-      s.kv_len = row.integer("step", true, 0);
-      if (s.op == OpClass::kAttnPrefill) s.q_len = row.integer("isl", true, 1);
-    } else {
-      if (*table == Table::kNccl && row.cell("op_name") != "all_reduce") {
-        skips.add(row.cell("op_name") + " rows");
-        continue;
-      }
-      const std::string backend = optional_cell(row, "backend");
-      if (!backend.empty() && backend != "vllm_graph") {
-        skips.add(backend + " rows (vLLM decodes under CUDA graphs)");
-        continue;
-      }
-      s.op = OpClass::kAllreduce;
-      s.num_gpus = row.integer("num_gpus", true, 2);
-      s.bytes = static_cast<double>(row.integer("message_size", true, 1)) * dtype_bytes(s.dtype);
+      return std::nullopt;
+    case Table::kContextAttention:
+    case Table::kGenerationAttention:
+      return attention_shape(row, table, s);
+    default:
+      return allreduce_shape(row, table, s);
+  }
+}
+
+}  // namespace
+
+bool is_aiconfigurator_table(const CsvFile& f) {
+  return table_of(f).has_value();
+}
+
+std::vector<Measurement> parse_aiconfigurator(const CsvFile& f, std::vector<std::string>* notes) {
+  const auto table = table_of(f);
+  check_table(f, table);
+  const std::string dtype_col = *table == Table::kNccl ? "nccl_dtype" : dtype_column(*table);
+  // All-reduce tables name one kernel per backend; the backend column chooses.
+  const bool collective = *table == Table::kAllreduce || *table == Table::kNccl;
+  const auto sources =
+      collective ? std::map<std::string, std::string>{} : chosen_sources(f, dtype_col);
+  Skips skips;
+  std::vector<Measurement> out;
+  for (const auto& r : f.rows) {
+    const CsvRow row(f, r);
+    Measurement m;
+    m.file = f.path;
+    m.line = row.line();
+    if (const auto skip = row_shape(row, *table, dtype_col, sources, m.shape)) {
+      skips.add(*skip);
+      continue;
     }
     m.time_s = row.positive("latency", 1e3) * 1e-3;
     out.push_back(std::move(m));
