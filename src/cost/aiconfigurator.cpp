@@ -79,6 +79,8 @@ std::string dtype_column(Table t) {
       return "gemm_dtype";
     case Table::kAllreduce:
       return "allreduce_dtype";
+    case Table::kNccl:
+      return "nccl_dtype";
     default:
       return "attn_dtype";
   }
@@ -197,7 +199,7 @@ bool is_aiconfigurator_table(const CsvFile& f) {
 std::vector<Measurement> parse_aiconfigurator(const CsvFile& f, std::vector<std::string>* notes) {
   const auto table = table_of(f);
   check_table(f, table);
-  const std::string dtype_col = *table == Table::kNccl ? "nccl_dtype" : dtype_column(*table);
+  const std::string dtype_col = dtype_column(*table);
   // All-reduce tables name one kernel per backend; the backend column chooses.
   const bool collective = *table == Table::kAllreduce || *table == Table::kNccl;
   const auto sources =
