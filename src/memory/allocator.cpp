@@ -29,6 +29,9 @@ std::int64_t Allocator::cached_prefix_tokens(const SeqInfo&, std::int64_t) const
 AllocatorStats Allocator::stats() const {
   return AllocatorStats{};
 }
+std::optional<std::int64_t> Allocator::in_place_room(SeqId) const {
+  return std::nullopt;
+}
 bool Allocator::fits_alone(const SeqInfo&) const {
   return true;
 }

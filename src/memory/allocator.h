@@ -109,8 +109,9 @@ class Allocator {
   // Bytes of KV per slot (per GPU), as handed in (hybrid: summed over the groups).
   virtual Bytes bytes_per_slot() const = 0;
 
-  // ---- Extensions. Both real allocators override every one; the defaults are for allocators
-  // (and test fakes) without the feature, so a fake need implement only the five above.
+  // ---- Extensions. Both real allocators override every one (in_place_room: paged only); the
+  // defaults are for allocators (and test fakes) without the feature, so a fake need implement
+  // only the five above.
 
   // The same accounting in bytes; sums exactly to capacity bytes. Use this for fractions.
   // Default: accounting() × bytes_per_slot() (exact for a single-group allocator).
@@ -141,6 +142,18 @@ class Allocator {
 
   // Counters since construction. Default: all zero.
   virtual AllocatorStats stats() const;
+
+  // Deferred growth (the simulator's per-token fast path). The tokens a resident sequence can
+  // gain without allocating, copying, freeing or caching anything, each of which only moves one
+  // slot of `in_place_token_bytes()` from reservation to token states. A caller may then count
+  // such tokens itself and tell the allocator later, in one grow() of their sum (plus whatever
+  // crosses the room): the allocator's state afterwards is the same as after one grow per token,
+  // and its accounting meanwhile is the reported one corrected by the deferred tokens. nullopt
+  // when the allocator cannot promise that for this sequence (several layer groups, a sliding
+  // window, a shared tail block, a contiguous extent). Default: nullopt.
+  virtual std::optional<std::int64_t> in_place_room(SeqId id) const;
+  // Bytes per GPU one deferred token moves from reservation to token states (see above).
+  virtual Bytes in_place_token_bytes() const { return bytes_per_slot(); }
 
   // Whether `seq` could run alone in an otherwise empty allocator: admitted with its whole
   // prompt and grown one token at a time to final_tokens, ignoring prefix hits. false means no

@@ -427,6 +427,18 @@ std::int64_t PagedAllocator::cached_prefix_tokens(const SeqInfo& seq,
   return find_hit(chain_hashes(seq), std::min(num_tokens, seq.prompt_tokens - 1)).tokens;
 }
 
+std::optional<std::int64_t> PagedAllocator::in_place_room(SeqId id) const {
+  if (groups_.size() != 1 || groups_[0].sliding_window != 0 || forked_) return std::nullopt;
+  const auto it = seqs_.find(id);
+  KVSIM_ASSERT(it != seqs_.end(), "in_place_room of an unknown sequence");
+  const Seq& s = it->second;
+  const Table& t = s.tables[0];
+  if (s.swapped || t.blocks.empty() || pool_.ref(t.blocks.back()) != 1) return std::nullopt;
+  const std::int64_t end = t.first + static_cast<std::int64_t>(t.blocks.size());
+  const std::int64_t last = std::min(end * groups_[0].block_size - 1, s.final_tokens);
+  return std::max<std::int64_t>(0, last - s.num_tokens);
+}
+
 AllocatorStats PagedAllocator::stats() const {
   AllocatorStats s = stats_;
   s.evictions = pool_.evictions();

@@ -57,6 +57,11 @@ void Replica::refresh_accounting() {
     head = &head_info;
   }
   accounting_ = allocator_->byte_accounting(head);
+  if (deferred_tokens_ > 0) {
+    const Bytes moved = deferred_tokens_ * allocator_->in_place_token_bytes();
+    accounting_.token_states += moved;
+    accounting_.reservation -= moved;
+  }
   memory_time_.advance(now_, accounting_);  // checks that the five quantities add up
 }
 
@@ -257,6 +262,8 @@ AdmitStatus Replica::try_admit(RequestPool::Slot slot, std::int64_t num_tokens,
   const auto result = allocator_->admit(seq_info(r, options_.enable_prefix_caching), num_tokens);
   if (!result) return holds_nothing() ? AdmitStatus::kNeverFits : AdmitStatus::kNoRoom;
   r.kv_tokens = num_tokens;
+  r.kv_in_allocator = num_tokens;
+  note_told(r);
   *cached_tokens = std::clamp<std::int64_t>(result->cached_tokens, 0, num_tokens);
   return AdmitStatus::kAdmitted;
 }
@@ -272,7 +279,24 @@ void Replica::undo_admit(RequestPool::Slot slot) {
 
 void Replica::release_kv(Request& r) {
   allocator_->free(r.id);
+  deferred_tokens_ -= r.kv_tokens - r.kv_in_allocator;
   r.kv_tokens = 0;
+  r.kv_in_allocator = 0;
+  r.kv_in_place_end = 0;
+}
+
+void Replica::note_told(Request& r) {
+  const std::optional<std::int64_t> room = allocator_->in_place_room(r.id);
+  r.kv_in_place_end = r.kv_in_allocator + room.value_or(0);
+}
+
+void Replica::tell_allocator(Request& r) {
+  const std::int64_t deferred = r.kv_tokens - r.kv_in_allocator;
+  if (deferred == 0) return;
+  const bool grown = allocator_->grow(r.id, deferred);
+  KVSIM_ASSERT(grown, "deferred tokens fit in the room held in place");
+  deferred_tokens_ -= deferred;
+  r.kv_in_allocator = r.kv_tokens;
 }
 
 void Replica::requeue_for_recompute(RequestPool::Slot slot) {
@@ -303,8 +327,18 @@ void Replica::start_running(RequestPool::Slot slot, std::int64_t cached_tokens) 
 bool Replica::try_grow(RequestPool::Slot slot, std::int64_t num_tokens) {
   if (num_tokens == 0) return true;
   Request& r = request(slot);
-  if (!allocator_->grow(r.id, num_tokens)) return false;
+  if (r.kv_tokens + num_tokens <= r.kv_in_place_end) {
+    // Within the tail it holds: counted here, told to the allocator at its next real growth.
+    r.kv_tokens += num_tokens;
+    deferred_tokens_ += num_tokens;
+    return true;
+  }
+  const std::int64_t deferred = r.kv_tokens - r.kv_in_allocator;
+  if (!allocator_->grow(r.id, deferred + num_tokens)) return false;
+  deferred_tokens_ -= deferred;
   r.kv_tokens += num_tokens;
+  r.kv_in_allocator = r.kv_tokens;
+  note_told(r);
   return true;
 }
 
@@ -327,6 +361,7 @@ RequestPool::Slot Replica::preempt_newest() {
   ++r.num_preemptions;
   Metrics& m = *ctx_.metrics;
   if (options_.scheduler.preemption == PreemptionMode::kSwap) {
+    tell_allocator(r);
     if (const auto bytes = allocator_->swap_out(r.id)) {
       // kv_tokens stays: the room it needs back on the GPU.
       r.swap_bytes = *bytes;
@@ -360,6 +395,7 @@ bool Replica::try_swap_in_head() {
     return true;
   }
   r.swap_bytes = *bytes;
+  note_told(r);
   swapped_.pop_front();
   r.state = RequestState::kSwappingIn;
   swapping_in_.push_back(slot);

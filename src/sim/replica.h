@@ -171,6 +171,10 @@ class Replica {
  private:
   // Frees `r`'s KV cache.
   void release_kv(Request& r);
+  // Deferred growth: `r` now holds exactly what the allocator was told; its in-place room is
+  // asked for again. tell_allocator() first tells the allocator of r's deferred tokens.
+  void note_told(Request& r);
+  void tell_allocator(Request& r);
   // Frees `slot`'s KV cache and puts it back at the head of the queue to recompute from scratch.
   void requeue_for_recompute(RequestPool::Slot slot);
   memory::SeqInfo seq_info(const Request& r, bool with_prefix) const;
@@ -203,6 +207,9 @@ class Replica {
   std::int64_t preemptions_this_pass_ = 0;
 
   std::int64_t capacity_slots_ = 0;
+  // Σ (kv_tokens − kv_in_allocator) over requests on the GPU: token states the allocator still
+  // counts as reservation (refresh_accounting moves them).
+  std::int64_t deferred_tokens_ = 0;
   TimeNs link_free_ns_ = 0;  // when the PCIe link finishes its queued copies
 
   memory::ByteAccounting accounting_;

@@ -57,8 +57,12 @@ struct Request {
   std::int64_t generated = 0;       // output tokens produced so far
   std::int64_t prefill_target = 0;  // tokens to compute before the next sample (prompt + generated)
   std::int64_t computed = 0;        // tokens whose KV has been computed (or found in the cache)
-  std::int64_t kv_tokens = 0;       // tokens the allocator holds room for (>= computed)
-  std::int64_t cached_tokens = 0;   // prefix-cache hits over all admissions
+  std::int64_t kv_tokens = 0;       // tokens the request holds room for (>= computed)
+  // Of kv_tokens, those the allocator has been told of; the rest are deferred (room it already
+  // holds in place, Allocator::in_place_room), up to kv_in_place_end.
+  std::int64_t kv_in_allocator = 0;
+  std::int64_t kv_in_place_end = 0;
+  std::int64_t cached_tokens = 0;  // prefix-cache hits over all admissions
   std::int32_t num_preemptions = 0;
   Bytes swap_bytes = 0;  // kSwapped, kSwappingIn: bytes the last swap moved
 

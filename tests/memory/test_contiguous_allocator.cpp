@@ -112,6 +112,8 @@ TEST_CASE("a sequence cannot outgrow its extent, the reservation covers the fina
   CHECK_FALSE(a->grow(1, 1));  // 13 > the 12-slot extent
   require_slots(*a, nullptr, {12, 0, 0, 0, 88});
   CHECK(a->stats().grows_refused == 1);
+  // Contiguous growth is not deferred: every token is told (no in-place room is offered).
+  CHECK_FALSE(a->in_place_room(1).has_value());
 }
 
 TEST_CASE("reservation policies: max, pow2 (output rounded up), oracle", "[memory][contiguous]") {

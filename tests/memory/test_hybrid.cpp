@@ -158,5 +158,15 @@ TEST_CASE("hybrid prefix caching hits only where every group has the blocks",
   CHECK(b.cached_prefix_tokens(req(2, 65, 70, ids), 65) == 0);
 }
 
+TEST_CASE("growth of a hybrid or sliding-window sequence is never deferred",
+          "[memory][paged][hybrid]") {
+  PagedAllocator both(hybrid({{2, 0}, {2, 32}}, 20));
+  REQUIRE(both.admit(req(1, 20, 40), 20));
+  CHECK_FALSE(both.in_place_room(1).has_value());
+  PagedAllocator window(hybrid({{1, 64}}, 8));
+  REQUIRE(window.admit(req(1, 20, 40), 20));
+  CHECK_FALSE(window.in_place_room(1).has_value());
+}
+
 }  // namespace
 }  // namespace kvsim::memory

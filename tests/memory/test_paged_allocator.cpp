@@ -180,3 +180,73 @@ TEST_CASE("without CPU swap space every swap-out is refused", "[memory][paged][s
 
 }  // namespace
 }  // namespace kvsim::memory
+
+namespace kvsim::memory {
+namespace {
+
+TEST_CASE("in-place room: the tail block's slots short of its last, within the final length",
+          "[memory][paged]") {
+  PagedAllocator a = paged(10);
+  REQUIRE(a.admit(req(1, 20, 40), 20));  // blocks [0, 32): room up to slot 31
+  CHECK(a.in_place_room(1) == 11);
+  CHECK(a.in_place_token_bytes() == 1);
+  REQUIRE(a.grow(1, 11));  // 31 tokens: the next one fills the block, which is grown for real
+  CHECK(a.in_place_room(1) == 0);
+  REQUIRE(a.grow(1, 1));  // 32: the tail is full
+  CHECK(a.in_place_room(1) == 0);
+  REQUIRE(a.grow(1, 1));  // 33: a third block, whose slots end past the final length (40)
+  CHECK(a.in_place_room(1) == 7);
+  // A sequence ending inside its tail block: room up to its final length only.
+  REQUIRE(a.admit(req(2, 3, 5), 3));
+  CHECK(a.in_place_room(2) == 2);
+}
+
+TEST_CASE("in-place room: one grow of the deferred tokens leaves what one grow per token leaves",
+          "[memory][paged]") {
+  PagedAllocator once = paged(10), each = paged(10);
+  for (PagedAllocator* a : {&once, &each}) {
+    REQUIRE(a->admit(req(1, 20, 60), 20));
+    REQUIRE(a->admit(req(2, 7, 30), 7));
+  }
+  // 11 tokens deferred within block 1, then one that crosses into a new block: told at once.
+  REQUIRE(once.grow(1, 12));
+  for (int k = 0; k < 12; ++k) REQUIRE(each.grow(1, 1));
+  // The accounting while deferred: the replica moves in_place_token_bytes per token from
+  // reservation to token states; here 5 tokens of sequence 2 are still untold.
+  REQUIRE(each.grow(2, 5));
+  ByteAccounting corrected = once.byte_accounting(nullptr);
+  corrected.token_states += 5 * once.in_place_token_bytes();
+  corrected.reservation -= 5 * once.in_place_token_bytes();
+  const ByteAccounting told = each.byte_accounting(nullptr);
+  CHECK(corrected.token_states == told.token_states);
+  CHECK(corrected.reservation == told.reservation);
+  CHECK(corrected.internal_fragmentation == told.internal_fragmentation);
+  CHECK(corrected.free == told.free);
+  REQUIRE(once.grow(2, 5));
+  CHECK(once.block_table(1) == each.block_table(1));
+  CHECK(once.block_table(2) == each.block_table(2));
+  const ByteAccounting x = once.byte_accounting(nullptr);
+  CHECK(x.token_states == told.token_states);
+  CHECK(x.reservation == told.reservation);
+  CHECK(x.internal_fragmentation == told.internal_fragmentation);
+  once.check_invariants();
+  each.check_invariants();
+}
+
+TEST_CASE("in-place room is not offered for a shared tail, after a fork, or while swapped",
+          "[memory][paged]") {
+  AllocatorOptions o = paged_options(10);
+  o.cpu_swap_bytes = 10 * 16;
+  PagedAllocator a(o);
+  REQUIRE(a.admit(req(1, 20, 40), 20));
+  REQUIRE(a.swap_out(1));
+  CHECK_FALSE(a.in_place_room(1).has_value());
+  REQUIRE(a.swap_in(1));
+  CHECK(a.in_place_room(1) == 11);
+  REQUIRE(a.fork(1, req(2, 20, 40)));
+  CHECK_FALSE(a.in_place_room(1).has_value());
+  CHECK_FALSE(a.in_place_room(2).has_value());
+}
+
+}  // namespace
+}  // namespace kvsim::memory

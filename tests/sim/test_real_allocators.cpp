@@ -30,6 +30,47 @@ memory::AllocatorOptions slots(memory::AllocatorKind kind, std::int64_t capacity
   return a;
 }
 
+// A real allocator passed through, counting grow() calls; with `defer` false it offers no
+// in-place room, so the replica tells it of every token at once.
+class Relay final : public memory::Allocator {
+ public:
+  Relay(const memory::AllocatorOptions& options, bool defer, std::int64_t* grows)
+      : inner_(memory::make_allocator(options)), defer_(defer), grows_(grows) {}
+  std::optional<memory::AdmitResult> admit(const memory::SeqInfo& seq,
+                                           std::int64_t num_tokens) override {
+    return inner_->admit(seq, num_tokens);
+  }
+  bool grow(memory::SeqId id, std::int64_t num_tokens) override {
+    ++*grows_;
+    return inner_->grow(id, num_tokens);
+  }
+  void free(memory::SeqId id) override { inner_->free(id); }
+  memory::SlotAccounting accounting(const memory::SeqInfo* head) const override {
+    return inner_->accounting(head);
+  }
+  Bytes bytes_per_slot() const override { return inner_->bytes_per_slot(); }
+  memory::ByteAccounting byte_accounting(const memory::SeqInfo* head) const override {
+    return inner_->byte_accounting(head);
+  }
+  std::optional<Bytes> swap_out(memory::SeqId id) override { return inner_->swap_out(id); }
+  std::optional<Bytes> swap_in(memory::SeqId id) override { return inner_->swap_in(id); }
+  std::int64_t cached_prefix_tokens(const memory::SeqInfo& seq,
+                                    std::int64_t num_tokens) const override {
+    return inner_->cached_prefix_tokens(seq, num_tokens);
+  }
+  memory::AllocatorStats stats() const override { return inner_->stats(); }
+  bool fits_alone(const memory::SeqInfo& seq) const override { return inner_->fits_alone(seq); }
+  std::optional<std::int64_t> in_place_room(memory::SeqId id) const override {
+    return defer_ ? inner_->in_place_room(id) : std::nullopt;
+  }
+  Bytes in_place_token_bytes() const override { return inner_->in_place_token_bytes(); }
+
+ private:
+  std::unique_ptr<memory::Allocator> inner_;
+  bool defer_;
+  std::int64_t* grows_;
+};
+
 }  // namespace
 
 TEST_CASE("Contiguous allocation: a hole too small for the waiting head is external fragmentation",
@@ -197,4 +238,92 @@ TEST_CASE("Invariants with the real allocators over many seeds", "[sim]") {
     }
   }
   CHECK(runs == 72);
+}
+
+TEST_CASE("Deferred growth changes nothing: the same run with every token told to the allocator",
+          "[sim]") {
+  // The replica counts a decode token in a tail block it holds itself and tells the paged
+  // allocator at the next real growth, a swap-out or a free. Under memory pressure (preemption by
+  // recompute and by swap, prefix caching, chunked prefill, two replicas), every observable
+  // result must equal the run where the allocator hears of each token at once.
+  int runs = 0;
+  for (auto sched : {sim::SchedulerKind::kVllm, sim::SchedulerKind::kChunkedPrefill,
+                     sim::SchedulerKind::kStatic}) {
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+      Rng rng(seed * 131 + static_cast<std::uint64_t>(sched));
+      const int n = static_cast<int>(rng.uniform_int(20, 120));
+      auto specs = random_workload(seed, n, 2000.0, 200, 150);
+      const bool prefix = seed % 2 == 0;
+      for (auto& s : specs) {
+        if (!prefix) break;
+        s.prefix_block_tokens = 8;
+        for (std::int64_t b = 0; b < (s.prompt_tokens + 7) / 8; ++b) {
+          s.prefix_hashes.push_back(b < 4 ? static_cast<std::uint64_t>(b) : rng.next_u64());
+        }
+      }
+      sim::SimOptions opts = small_options(sched);
+      opts.scheduler.max_model_len = 360;
+      opts.scheduler.max_num_seqs = rng.uniform_int(4, 48);
+      opts.scheduler.max_num_batched_tokens = rng.uniform_int(400, 1000);
+      if (sched == sim::SchedulerKind::kChunkedPrefill) {
+        opts.scheduler.max_num_batched_tokens = rng.uniform_int(16, 512);
+      }
+      opts.scheduler.preemption =
+          seed % 3 == 0 ? sim::PreemptionMode::kSwap : sim::PreemptionMode::kRecompute;
+      opts.enable_prefix_caching = prefix;
+      opts.num_replicas = 1 + static_cast<std::int64_t>(seed % 2);
+      opts.block_size = 8;
+      opts.timeline_points = 64;
+      memory::AllocatorOptions alloc =
+          slots(memory::AllocatorKind::kPaged, rng.uniform_int(400, 900));
+      alloc.block_size = 8;
+      alloc.watermark = 0.01;
+      alloc.enable_prefix_caching = prefix;
+      alloc.cpu_swap_bytes = static_cast<Bytes>(rng.uniform_int(0, 3000)) * 1000;
+      FixedCostModel cost;
+      cost.per_step_ns = rng.uniform_int(100, 3000) * 1000;
+      cost.per_prefill_token_ns = rng.uniform_int(0, 20) * 1000;
+      cost.per_decode_ns = rng.uniform_int(0, 50) * 1000;
+      cost.swap_ns_per_byte = 1;
+      INFO("scheduler " << sim::scheduler_name(sched) << " seed " << seed);
+      std::int64_t deferred_grows = 0, told_grows = 0;
+      SimRun deferred, told;
+      simulate_into(
+          deferred, opts, [&] { return std::make_unique<Relay>(alloc, true, &deferred_grows); },
+          cost, specs);
+      simulate_into(
+          told, opts, [&] { return std::make_unique<Relay>(alloc, false, &told_grows); }, cost,
+          specs);
+      CHECK(deferred_grows < told_grows);
+      const sim::SimResult& a = deferred.result;
+      const sim::SimResult& b = told.result;
+      REQUIRE(a.metrics.completed + a.metrics.rejected() == n);
+      CHECK(a.duration_ns == b.duration_ns);
+      CHECK(a.metrics.num_steps == b.metrics.num_steps);
+      CHECK(a.metrics.preemptions_recompute == b.metrics.preemptions_recompute);
+      CHECK(a.metrics.preemptions_swap == b.metrics.preemptions_swap);
+      CHECK(a.metrics.swap_out_bytes == b.metrics.swap_out_bytes);
+      CHECK(a.prefix_hit_tokens == b.prefix_hit_tokens);
+      CHECK(a.peak_used_bytes == b.peak_used_bytes);
+      CHECK(a.fraction.token_states == b.fraction.token_states);
+      CHECK(a.fraction.reservation == b.fraction.reservation);
+      CHECK(a.fraction.internal_fragmentation == b.fraction.internal_fragmentation);
+      CHECK(a.fraction.free == b.fraction.free);
+      REQUIRE(a.timeline.size() == b.timeline.size());
+      for (std::size_t i = 0; i < a.timeline.size(); ++i) {
+        CHECK(a.timeline[i].token_state_bytes == b.timeline[i].token_state_bytes);
+        CHECK(a.timeline[i].reserved_bytes == b.timeline[i].reserved_bytes);
+        CHECK(a.timeline[i].used_bytes == b.timeline[i].used_bytes);
+      }
+      for (const auto& [id, r] : deferred.ended) {
+        const sim::Request& t = told.ended.at(id);
+        CHECK(r.finish_ns == t.finish_ns);
+        CHECK(r.first_token_ns == t.first_token_ns);
+        CHECK(r.num_preemptions == t.num_preemptions);
+        CHECK(r.cached_tokens == t.cached_tokens);
+      }
+      runs += a.metrics.preemptions_recompute + a.metrics.preemptions_swap > 0 ? 1 : 0;
+    }
+  }
+  CHECK(runs >= 6);  // memory pressure did preempt
 }
