@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "common/int_math.h"
 #include "memory/allocator.h"
 #include "sim/sim_test_util.h"
 
@@ -28,6 +29,18 @@ memory::AllocatorOptions slots(memory::AllocatorKind kind, std::int64_t capacity
   a.capacity_bytes = static_cast<Bytes>(capacity_slots) * 1000;
   a.watermark = 0;
   return a;
+}
+
+// Content ids per `block_tokens` prompt tokens: the first `shared_blocks` blocks are the same in
+// every request (a common system prompt), the rest random.
+void share_prefixes(std::vector<trace::RequestSpec>& specs, std::int64_t block_tokens,
+                    std::int64_t shared_blocks, Rng& rng) {
+  for (auto& s : specs) {
+    s.prefix_block_tokens = block_tokens;
+    for (std::int64_t b = 0; b < ceil_div(s.prompt_tokens, block_tokens); ++b) {
+      s.prefix_hashes.push_back(b < shared_blocks ? static_cast<std::uint64_t>(b) : rng.next_u64());
+    }
+  }
 }
 
 // A real allocator passed through, counting grow() calls; with `defer` false it offers no
@@ -176,14 +189,7 @@ TEST_CASE("Invariants with the real allocators over many seeds", "[sim]") {
         auto specs =
             random_workload(seed, n, static_cast<double>(rng.uniform_int(100, 4000)), 200, 150);
         const bool prefix = kind == memory::AllocatorKind::kPaged && seed % 2 == 0;
-        if (prefix) {
-          for (auto& s : specs) {
-            s.prefix_block_tokens = 16;
-            for (std::int64_t b = 0; b < (s.prompt_tokens + 15) / 16; ++b) {
-              s.prefix_hashes.push_back(b < 3 ? static_cast<std::uint64_t>(b) : rng.next_u64());
-            }
-          }
-        }
+        if (prefix) share_prefixes(specs, 16, 3, rng);
         sim::SimOptions opts = small_options(sched);
         opts.scheduler.max_model_len = 360;
         opts.scheduler.max_num_seqs = rng.uniform_int(1, 32);
@@ -254,13 +260,7 @@ TEST_CASE("Deferred growth changes nothing: the same run with every token told t
       const int n = static_cast<int>(rng.uniform_int(20, 120));
       auto specs = random_workload(seed, n, 2000.0, 200, 150);
       const bool prefix = seed % 2 == 0;
-      for (auto& s : specs) {
-        if (!prefix) break;
-        s.prefix_block_tokens = 8;
-        for (std::int64_t b = 0; b < (s.prompt_tokens + 7) / 8; ++b) {
-          s.prefix_hashes.push_back(b < 4 ? static_cast<std::uint64_t>(b) : rng.next_u64());
-        }
-      }
+      if (prefix) share_prefixes(specs, 8, 4, rng);
       sim::SimOptions opts = small_options(sched);
       opts.scheduler.max_model_len = 360;
       opts.scheduler.max_num_seqs = rng.uniform_int(4, 48);
