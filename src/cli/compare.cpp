@@ -58,7 +58,10 @@ void run_compare(const SimCommandFlags& flags, const std::string& html) {
     for (const auto& name : schedulers) {
       config::Scenario v = base;
       config::apply_setting(allocator, a, {"", 0, 0, "--allocator"}, v);
-      config::apply_setting(scheduler, name, {"", 0, 0, "--scheduler"}, v);
+      // Not given: the scenario's own choice, or the engine's default scheduler.
+      if (flags.settings.find("--scheduler") != nullptr) {
+        config::apply_setting(scheduler, name, {"", 0, 0, "--scheduler"}, v);
+      }
       variants.push_back(run::resolve_scenario(v, run.resolve));
     }
   }

@@ -14,20 +14,23 @@
 //   quantization: auto                 # auto|none|fp8|int8|awq|gptq|mxfp4|nvfp4 (weights)
 //   activation_reserve_gib: 1.5        # absent: estimated from the model (kvsim kv shows it)
 //   runtime_overhead_gib: 2            # CUDA context, workspaces, NCCL, CUDA graphs
-//   engine: v1                         # v1: vLLM V1 memory profile; v0: the older accounting
+//   engine: v1                         # v1: vLLM V1 (memory profile, scheduler, defaults);
+//                                      # v0: the older accounting and the V0 scheduler
 //   serving:
 //     replicas: 1
 //     router: round-robin              # round-robin|least-outstanding|least-kv|prefix-aware
-//     scheduler: vllm                  # vllm|chunked-prefill|static
-//     max_num_seqs: 256
+//     scheduler: vllm-v1               # vllm-v1|vllm|chunked-prefill|static (absent: by engine)
+//     max_num_seqs: 256                # absent: by scheduler (vllm-v1: vllm serve's for the GPU)
 //     max_num_batched_tokens: 0        # 0: the scheduler's default
 //     long_prefill_token_threshold: 0
+//     cuda_graph_sizes: 512            # vllm-v1: largest capture size (absent: vLLM's default)
+//     enforce_eager: false             # vllm-v1: no CUDA graphs
 //     allocator: paged                 # paged|contiguous-max|contiguous-pow2|contiguous-oracle
 //     placement: buddy                 # contiguous: buddy|first-fit|best-fit
-//     watermark: 0.01                  # paged: fraction of blocks kept free at admission
+//     watermark: 0.01                  # paged: blocks kept free at admission (vllm-v1: 0)
 //     preemption: recompute            # recompute|swap
 //     swap_space_gib: 4                # per GPU
-//     enable_prefix_caching: false
+//     enable_prefix_caching: false     # absent: on for vllm-v1
 //     time_limit_s: 0                  # 0: run until every request has ended
 //   cost_model: roofline               # or {kind: linear, base_us, prefill_us_per_token,
 //                                      #     decode_us_per_seq, context_us_per_token,
@@ -87,7 +90,8 @@ struct Scenario {
   sim::SimOptions sim;
   memory::AllocatorKind allocator = memory::AllocatorKind::kPaged;
   memory::Placement placement = memory::Placement::kBuddy;
-  double watermark = 0.01;  // paged: vLLM v0's 1% of blocks kept free at admission
+  double watermark = 0.01;     // paged: vLLM v0's 1% of blocks kept free at admission
+  bool enforce_eager = false;  // no CUDA graphs (vllm-v1 steps are then not padded)
   cost::CostModelConfig cost;
   trace::WorkloadOptions workload;
   bool has_workload = false;  // the scenario defines a workload section

@@ -209,8 +209,9 @@ const Setting kSettings[] = {
          }},
     {.path = "engine",
      .flag = "--engine",
-     .help = "Memory accounting: v1 = vLLM V1's worker memory profile, v0 = kvsim's older fixed "
-             "reserves (V0-era engines): {choices}",
+     .help = "vLLM generation modelled: v1 = V1 (0.10.1): worker memory profile, vllm-v1 "
+             "scheduler and its vllm serve defaults, prefix caching, CUDA graphs; v0 = V0-era "
+             "engines: fixed memory reserves, vllm scheduler: {choices}",
      .type = SettingType::kChoice,
      .default_text = "v1",
      .scope = SettingScope::kDeployment,
@@ -252,7 +253,7 @@ const Setting kSettings[] = {
                  const SettingValue& v) { s.sim.router = *sim::parse_router(v.text); }},
     {.path = "serving.scheduler",
      .flag = "--scheduler",
-     .help = "Batching policy: {choices} (default vllm)",
+     .help = "Batching policy: {choices} (default: vllm-v1 with --engine v1, vllm with v0)",
      .type = SettingType::kChoice,
      .grid_axis = true,
      .choices = sim::scheduler_names,
@@ -260,15 +261,16 @@ const Setting kSettings[] = {
                  const SettingValue& v) { s.sim.scheduler.kind = *sim::parse_scheduler(v.text); }},
     {.path = "serving.max_num_seqs",
      .flag = "--max-num-seqs",
-     .help = "Most sequences running per replica (default 256)",
+     .help = "Most sequences running per replica (default: vllm-v1 vllm serve's for the GPU, "
+             "1024 or 256; else 256)",
      .type = SettingType::kInt,
      .range = closed(1, kMaxCount),
      .grid_axis = true,
      .apply = [](Scenario& s, const SettingValue& v) { s.sim.scheduler.max_num_seqs = v.integer; }},
     {.path = "serving.max_num_batched_tokens",
      .flag = "--max-num-batched-tokens",
-     .help = "Most tokens per step (default: vllm max(max-model-len, 2048), chunked-prefill "
-             "2048, static unlimited)",
+     .help = "Most tokens per step (default: vllm-v1 vllm serve's for the GPU, 8192 or 2048; "
+             "vllm max(max-model-len, 2048); chunked-prefill 2048; static unlimited)",
      .type = SettingType::kInt,
      .range = closed(0, kMaxCount),
      .grid_axis = true,
@@ -284,6 +286,21 @@ const Setting kSettings[] = {
          [](Scenario& s, const SettingValue& v) {
            s.sim.scheduler.long_prefill_token_threshold = v.integer;
          }},
+    {.path = "serving.cuda_graph_sizes",
+     .flag = "--cuda-graph-sizes",
+     .help = "vllm-v1: largest CUDA-graph capture size; a step of at most this many tokens is "
+             "padded to 1, 2, 4 or the next multiple of 8 (default min(2 x max-num-seqs, 512); "
+             "0: no graphs)",
+     .type = SettingType::kInt,
+     .range = closed(0, kMaxCount),
+     .grid_axis = true,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.sim.scheduler.cuda_graph_max_size = v.integer; }},
+    {.path = "serving.enforce_eager",
+     .flag = "--enforce-eager",
+     .help = "vllm-v1: no CUDA graphs, so steps are not padded (vLLM's --enforce-eager)",
+     .type = SettingType::kBool,
+     .apply = [](Scenario& s, const SettingValue& v) { s.enforce_eager = v.on; }},
     {.path = "serving.allocator",
      .flag = "--allocator",
      .help = "KV allocator: {choices} (default paged)",
@@ -302,7 +319,8 @@ const Setting kSettings[] = {
                  const SettingValue& v) { s.placement = *memory::parse_placement(v.text); }},
     {.path = "serving.watermark",
      .flag = "--watermark",
-     .help = "Paged: fraction of blocks kept free at admission (default 0.01)",
+     .help = "Paged: fraction of blocks kept free at admission (default: 0 for vllm-v1, which "
+             "keeps none; 0.01 otherwise, as vLLM V0)",
      .type = SettingType::kFraction,
      .range = {0, 1, false, true},
      .grid_axis = true,
@@ -329,7 +347,8 @@ const Setting kSettings[] = {
          }},
     {.path = "serving.enable_prefix_caching",
      .flag = "--enable-prefix-caching",
-     .help = "Share cached prompt blocks (the workload needs prefix hashes)",
+     .help = "Share cached prompt blocks (the workload needs prefix hashes; default: on for "
+             "vllm-v1, off otherwise)",
      .type = SettingType::kBool,
      .apply = [](Scenario& s, const SettingValue& v) { s.sim.enable_prefix_caching = v.on; }},
     {.path = "seed",

@@ -35,6 +35,10 @@ struct StepBatch {
   // Sequences that sample a token this step (every decode, plus prefills finishing their prompt);
   // the LM head runs for these rows only.
   std::int64_t num_sampling = 0;
+  // Rows a CUDA graph adds to reach its capture size (sim::cuda_graph_padded_tokens): computed
+  // by the token-wise layers (GEMMs, norms, all-reduce, MoE), not by attention or the LM head.
+  // Only a batch with tokens is padded.
+  std::int64_t num_padding_tokens = 0;
 };
 
 struct OpCost {

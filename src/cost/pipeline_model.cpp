@@ -12,7 +12,7 @@ namespace {
 std::int64_t batch_tokens(const StepBatch& batch) {
   std::int64_t tokens = static_cast<std::int64_t>(batch.decode_context_tokens.size());
   for (const PrefillChunk& c : batch.prefills) tokens += c.num_tokens;
-  return tokens;
+  return tokens > 0 ? tokens + batch.num_padding_tokens : 0;
 }
 
 }  // namespace

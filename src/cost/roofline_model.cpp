@@ -36,6 +36,7 @@ Aggregates aggregate(const StepBatch& batch, std::int64_t window) {
   }
   g.sequences += g.decodes;
   g.tokens = g.prefill_tokens + g.decodes;
+  if (g.tokens > 0) g.tokens += static_cast<double>(batch.num_padding_tokens);
   g.sampling = static_cast<double>(batch.num_sampling);
   return g;
 }

@@ -67,6 +67,10 @@ void add_sim_serving_json(Json& serving, const sim::SimOptions& o) {
   serving["max_num_batched_tokens"] =
       budget == std::numeric_limits<std::int64_t>::max() ? Json(nullptr) : Json(budget);
   serving["long_prefill_token_threshold"] = o.scheduler.long_prefill_token_threshold;
+  if (o.scheduler.kind == sim::SchedulerKind::kVllmV1) {
+    // The largest CUDA-graph capture size (0: eager).
+    serving["cuda_graph_max_size"] = o.scheduler.cuda_graph_max_size;
+  }
   serving["preemption"] = std::string(sim::preemption_name(o.scheduler.preemption));
   serving["swap_space_bytes"] = o.scheduler.swap_space_bytes;
   serving["enable_prefix_caching"] = o.enable_prefix_caching;

@@ -168,20 +168,54 @@ sim::DeploymentInputs ResolvedScenario::deployment_inputs() const {
   return in;
 }
 
+namespace {
+
+// The defaults that depend on the engine and the scheduler, for the settings the scenario did not
+// give: the scheduler (vllm-v1 with engine v1, vllm with v0); for vllm-v1, vllm serve's
+// max_num_seqs and max_num_batched_tokens for the GPU, prefix caching on, no watermark and
+// CUDA graphs up to vLLM's default size (none with enforce_eager).
+void apply_engine_defaults(const config::Scenario& s, const Deployment& d, sim::SimOptions& sim,
+                           double& watermark) {
+  const auto given = [&](std::string_view path) { return s.origins.contains(path); };
+  sim::SchedulerOptions& so = sim.scheduler;
+  if (!given("serving.scheduler")) {
+    so.kind = d.engine == model::MemoryEngine::kVllmV1 ? sim::SchedulerKind::kVllmV1
+                                                       : sim::SchedulerKind::kVllm;
+  }
+  if (so.kind != sim::SchedulerKind::kVllmV1) {
+    so.cuda_graph_max_size = 0;  // V0-era engines: not modelled
+    return;
+  }
+  const model::VllmSchedulerDefaults serve =
+      d.hardware ? model::vllm_v1_serve_defaults(*d.hardware) : model::VllmSchedulerDefaults{};
+  if (!given("serving.max_num_seqs")) so.max_num_seqs = serve.max_num_seqs;
+  if (so.max_num_batched_tokens == 0) so.max_num_batched_tokens = serve.max_num_batched_tokens;
+  if (!given("serving.enable_prefix_caching")) sim.enable_prefix_caching = true;
+  if (!given("serving.watermark")) watermark = 0;
+  if (s.enforce_eager) {
+    so.cuda_graph_max_size = 0;
+  } else if (!given("serving.cuda_graph_sizes")) {
+    so.cuda_graph_max_size = sim::default_cuda_graph_max_size(so.max_num_seqs);
+  }
+}
+
+}  // namespace
+
 ResolvedScenario resolve_scenario(const config::Scenario& s, const ResolveOptions& options) {
   ResolvedScenario r;
+  r.watermark = s.watermark;
   try {
     r.deployment = resolve_deployment(s.deployment, GpuRequirement::kRequired);
     r.sim = s.sim;
     r.sim.block_size = r.deployment.block_size;
     r.sim.scheduler.max_model_len = r.deployment.max_model_len;
+    apply_engine_defaults(s, r.deployment, r.sim, r.watermark);
     sim::validate_options(r.sim);
   } catch (const Error& e) {
     throw config::relabel(e, s);
   }
   r.allocator = s.allocator;
   r.placement = s.placement;
-  r.watermark = s.watermark;
   r.cost = s.cost;
   r.seed = s.seed;
   trace::WorkloadOptions w = s.workload;

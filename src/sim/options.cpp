@@ -22,7 +22,7 @@ std::vector<std::string> all_names(const std::string_view (&names)[N]) {
 }
 
 // Indexed by the enum values.
-constexpr std::string_view kSchedulerNames[] = {"vllm", "chunked-prefill", "static"};
+constexpr std::string_view kSchedulerNames[] = {"vllm", "chunked-prefill", "static", "vllm-v1"};
 constexpr std::string_view kPreemptionNames[] = {"recompute", "swap"};
 constexpr std::string_view kRouterNames[] = {"round-robin", "least-outstanding", "least-kv",
                                              "prefix-aware"};
@@ -67,11 +67,27 @@ std::int64_t effective_max_num_batched_tokens(const SchedulerOptions& options) {
     case SchedulerKind::kVllm:
       return std::max<std::int64_t>(options.max_model_len, 2048);
     case SchedulerKind::kChunkedPrefill:
+    case SchedulerKind::kVllmV1:
       return 2048;
     case SchedulerKind::kStatic:
       return std::numeric_limits<std::int64_t>::max();
   }
   return 0;
+}
+
+std::int64_t cuda_graph_padded_tokens(std::int64_t tokens, std::int64_t max_size,
+                                      std::int64_t max_num_batched_tokens) {
+  const std::int64_t largest_allowed = std::min(max_size, max_num_batched_tokens);
+  if (tokens <= 0 || largest_allowed <= 0) return tokens;
+  for (std::int64_t size : {1, 2, 4}) {
+    if (tokens <= size) return size <= largest_allowed ? size : tokens;
+  }
+  const std::int64_t padded = (tokens + 7) / 8 * 8;
+  return padded <= largest_allowed ? padded : tokens;
+}
+
+std::int64_t default_cuda_graph_max_size(std::int64_t max_num_seqs) {
+  return std::min<std::int64_t>(2 * max_num_seqs, 512);
 }
 
 void validate_options(const SimOptions& options) {
@@ -104,6 +120,16 @@ void validate_options(const SimOptions& options) {
                          std::to_string(s.max_model_len) + ") tokens, got " +
                          std::to_string(s.max_num_batched_tokens) +
                          "; use --scheduler chunked-prefill for a smaller budget");
+  }
+  if (s.kind == SchedulerKind::kVllmV1 && s.preemption == PreemptionMode::kSwap) {
+    throw flag_error("--preemption",
+                     "vLLM V1 preempts by recompute only (it has no swap space); use "
+                     "--preemption recompute, or a V0 scheduler (--scheduler vllm or "
+                     "chunked-prefill) to model swapping");
+  }
+  if (s.cuda_graph_max_size < 0) {
+    throw flag_error("--cuda-graph-sizes", "expected a non-negative integer, got " +
+                                               std::to_string(s.cuda_graph_max_size));
   }
   if (options.block_size < 1) {
     throw flag_error("--block-size",

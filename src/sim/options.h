@@ -18,6 +18,7 @@ enum class SchedulerKind : std::uint8_t {
   kVllm,            // continuous batching, FCFS, prefill-only steps first, then decode steps
   kChunkedPrefill,  // token budget per step: decodes first, then prefill chunks (vLLM v1, Sarathi)
   kStatic,          // request-level batches that run until their longest request finishes
+  kVllmV1,          // vLLM V1: one token budget, running requests in order, then waiting ones
 };
 enum class PreemptionMode : std::uint8_t {
   kRecompute,  // the victim's KV is freed; it re-runs its prefill (prompt + tokens so far)
@@ -47,6 +48,10 @@ struct SchedulerOptions {
   // CPU swap space per GPU for PreemptionMode::kSwap (vLLM --swap-space, 4 GiB). When it is
   // full, a victim is recomputed instead.
   Bytes swap_space_bytes = 4 * kGiB;
+  // CUDA graphs (vLLM V1's piecewise graphs): a step of at most this many tokens runs the
+  // graph captured for the next capture size (cuda_graph_padded_tokens), so its token-wise
+  // layers compute the padding rows too. 0 = no graphs (eager, or a V0-era engine).
+  std::int64_t cuda_graph_max_size = 0;
 };
 
 struct SimOptions {
@@ -72,7 +77,8 @@ struct SimOptions {
 };
 
 // Canonical names, as flags and YAML spell them.
-std::string_view scheduler_name(SchedulerKind kind);    // "vllm", "chunked-prefill", "static"
+std::string_view scheduler_name(
+    SchedulerKind kind);  // "vllm", "chunked-prefill", "static", "vllm-v1"
 std::string_view preemption_name(PreemptionMode mode);  // "recompute", "swap"
 std::string_view router_name(
     RouterKind kind);  // "round-robin", "least-outstanding", "least-kv", "prefix-aware"
@@ -86,6 +92,14 @@ std::optional<RouterKind> parse_router(std::string_view name);
 
 // max_num_batched_tokens with its per-scheduler default applied.
 std::int64_t effective_max_num_batched_tokens(const SchedulerOptions& options);
+
+// vLLM 0.10's CUDA-graph capture sizes up to `max_size`: 1, 2, 4, then every multiple of 8
+// (never above `max_num_batched_tokens`). Returns the smallest capture size >= `tokens`, or
+// `tokens` itself when it exceeds the largest one (the step then runs eagerly) or max_size is 0.
+std::int64_t cuda_graph_padded_tokens(std::int64_t tokens, std::int64_t max_size,
+                                      std::int64_t max_num_batched_tokens);
+// vLLM 0.10's default largest capture size: min(2 × max_num_seqs, 512).
+std::int64_t default_cuda_graph_max_size(std::int64_t max_num_seqs);
 
 // Throws kvsim::Error naming the flag (e.g. "--max-num-seqs") for an out-of-range option:
 // non-positive counts, a vllm token budget below max_model_len, a percentile outside (0, 100].

@@ -149,9 +149,18 @@ std::optional<TimeNs> Replica::start_step(TimeNs now) {
   refresh_accounting();
   if (plan_.num_items() == 0) return std::nullopt;
 
-  const cost::StepBatch& batch = plan_.build_batch([this](const StepItem& item) {
-    return item.context_tokens + item.num_tokens == request(item.request).prefill_target;
-  });
+  const SchedulerOptions& so = options_.scheduler;
+  const std::int64_t padding =
+      so.cuda_graph_max_size > 0
+          ? cuda_graph_padded_tokens(plan_.num_tokens(), so.cuda_graph_max_size,
+                                     effective_max_num_batched_tokens(so)) -
+                plan_.num_tokens()
+          : 0;
+  const cost::StepBatch& batch = plan_.build_batch(
+      [this](const StepItem& item) {
+        return item.context_tokens + item.num_tokens == request(item.request).prefill_target;
+      },
+      padding);
   // A pipeline books the batch on its stages after the swap-out copy (sim/pipeline_clock.h).
   const TimeNs compute_ns = pipeline_ ? pipeline_->run(now + swap_out_ns, batch) - now - swap_out_ns
                                       : cost_model_->step_time(batch);

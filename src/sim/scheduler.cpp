@@ -50,6 +50,37 @@ void admit_whole_prefills(Replica& rep, const SchedulerOptions& opts, std::int64
   }
 }
 
+// Admits waiting requests FCFS while budget and the sequence limit allow, each with a first
+// chunk after its prefix-cache hit (capped by `chunk_cap` and the remaining budget); stops at the
+// first that does not fit in memory.
+void admit_prefill_chunks(Replica& rep, const SchedulerOptions& opts, std::int64_t budget,
+                          std::int64_t chunk_cap) {
+  StepPlan& plan = rep.plan();
+  while (!rep.waiting().empty() && budget - plan.num_tokens() >= 1 && below_seq_limit(rep, opts)) {
+    const Slot slot = rep.waiting().front();
+    const Request& r = rep.request(slot);
+    const std::int64_t target = r.prompt_tokens + r.generated;
+    const std::int64_t cap = std::min(chunk_cap, budget - plan.num_tokens());
+    // The first chunk starts after the prefix-cache hit: room for hit + chunk tokens.
+    const std::int64_t first = std::min(target, rep.cached_prefix(slot, target) + cap);
+    std::int64_t cached = 0;
+    const AdmitStatus status = rep.try_admit(slot, first, &cached);
+    if (status == AdmitStatus::kNoRoom) break;
+    if (status == AdmitStatus::kNeverFits) {
+      rep.reject_waiting_head(RejectReason::kNeverFits);
+      continue;
+    }
+    rep.start_running(slot, cached);
+    const std::int64_t n = std::min(cap, r.kv_tokens - r.computed);
+    if (n > 0) rep.plan_prefill(slot, n);
+  }
+}
+
+std::int64_t chunk_cap_of(const SchedulerOptions& options) {
+  return options.long_prefill_token_threshold > 0 ? options.long_prefill_token_threshold
+                                                  : std::numeric_limits<std::int64_t>::max();
+}
+
 class VllmScheduler final : public Scheduler {
  public:
   explicit VllmScheduler(const SchedulerOptions& options)
@@ -83,9 +114,7 @@ class ChunkedPrefillScheduler final : public Scheduler {
   explicit ChunkedPrefillScheduler(const SchedulerOptions& options)
       : opts_(options),
         budget_(effective_max_num_batched_tokens(options)),
-        chunk_cap_(options.long_prefill_token_threshold > 0
-                       ? options.long_prefill_token_threshold
-                       : std::numeric_limits<std::int64_t>::max()) {}
+        chunk_cap_(chunk_cap_of(options)) {}
 
   void schedule(Replica& rep) override {
     StepPlan& plan = rep.plan();
@@ -109,24 +138,41 @@ class ChunkedPrefillScheduler final : public Scheduler {
     swap_in_fcfs(rep);
     // 3. New requests, only in a pass that preempted nothing and with nothing left swapped out.
     if (rep.preemptions_this_pass() > 0 || !rep.swapped().empty()) return;
-    while (!rep.waiting().empty() && remaining() >= 1 && below_seq_limit(rep, opts_)) {
-      const Slot slot = rep.waiting().front();
+    admit_prefill_chunks(rep, opts_, budget_, chunk_cap_);
+  }
+
+ private:
+  SchedulerOptions opts_;
+  std::int64_t budget_;
+  std::int64_t chunk_cap_;
+};
+
+class VllmV1Scheduler final : public Scheduler {
+ public:
+  explicit VllmV1Scheduler(const SchedulerOptions& options)
+      : opts_(options),
+        budget_(effective_max_num_batched_tokens(options)),
+        chunk_cap_(chunk_cap_of(options)) {}
+
+  void schedule(Replica& rep) override {
+    StepPlan& plan = rep.plan();
+    auto& running = rep.running();
+    // 1. Running requests in order, decoding or prefilling alike. When `slot` itself is
+    // preempted it was the last running request: the loop ends.
+    for (std::size_t i = 0; i < running.size() && budget_ - plan.num_tokens() >= 1; ++i) {
+      const Slot slot = running[i];
       const Request& r = rep.request(slot);
-      const std::int64_t target = r.prompt_tokens + r.generated;
-      const std::int64_t cap = std::min(chunk_cap_, remaining());
-      // The first chunk starts after the prefix-cache hit: room for hit + chunk tokens.
-      const std::int64_t first = std::min(target, rep.cached_prefix(slot, target) + cap);
-      std::int64_t cached = 0;
-      const AdmitStatus status = rep.try_admit(slot, first, &cached);
-      if (status == AdmitStatus::kNoRoom) break;
-      if (status == AdmitStatus::kNeverFits) {
-        rep.reject_waiting_head(RejectReason::kNeverFits);
+      if (r.state == RequestState::kDecode) {
+        if (rep.make_room_or_preempt(slot, r.computed + 1)) rep.plan_decode(slot);
         continue;
       }
-      rep.start_running(slot, cached);
-      const std::int64_t n = std::min(cap, r.kv_tokens - r.computed);
-      if (n > 0) rep.plan_prefill(slot, n);
+      const std::int64_t n =
+          std::min({r.prefill_target - r.computed, chunk_cap_, budget_ - plan.num_tokens()});
+      if (rep.make_room_or_preempt(slot, r.computed + n)) rep.plan_prefill(slot, n);
     }
+    // 2. Waiting requests, only in a pass that preempted nobody.
+    if (rep.preemptions_this_pass() > 0) return;
+    admit_prefill_chunks(rep, opts_, budget_, chunk_cap_);
   }
 
  private:
@@ -175,6 +221,9 @@ std::unique_ptr<Scheduler> make_vllm_scheduler(const SchedulerOptions& options) 
 std::unique_ptr<Scheduler> make_chunked_prefill_scheduler(const SchedulerOptions& options) {
   return std::make_unique<ChunkedPrefillScheduler>(options);
 }
+std::unique_ptr<Scheduler> make_vllm_v1_scheduler(const SchedulerOptions& options) {
+  return std::make_unique<VllmV1Scheduler>(options);
+}
 std::unique_ptr<Scheduler> make_static_scheduler(const SchedulerOptions& options) {
   return std::make_unique<StaticScheduler>(options);
 }
@@ -187,6 +236,8 @@ std::unique_ptr<Scheduler> make_scheduler(const SchedulerOptions& options) {
       return make_chunked_prefill_scheduler(options);
     case SchedulerKind::kStatic:
       return make_static_scheduler(options);
+    case SchedulerKind::kVllmV1:
+      return make_vllm_v1_scheduler(options);
   }
   KVSIM_ASSERT(false, "unknown scheduler kind");
   return nullptr;

@@ -37,6 +37,17 @@ std::unique_ptr<Scheduler> make_vllm_scheduler(const SchedulerOptions& options);
 // the newest running one; no new admission in a step that preempted (as vLLM V1).
 std::unique_ptr<Scheduler> make_chunked_prefill_scheduler(const SchedulerOptions& options);
 
+// vllm-v1: vLLM V1's scheduler (vllm/v1/core/sched/scheduler.py, 0.10). One token budget
+// (max_num_batched_tokens) per step and no prefill/decode phases: first the running requests in
+// their order (oldest first), each taking what it still needs — one token when decoding, the
+// rest of its prompt capped by long_prefill_token_threshold and the remaining budget when
+// prefilling (so a long prefill ahead of a decode can take the whole budget) — then, only if
+// this pass preempted nobody, waiting requests FCFS while running < max_num_seqs, each starting
+// after its prefix-cache hit with a chunk capped the same way. KV slots are taken per scheduled
+// chunk; a request that cannot get them preempts (by recompute) the last running request,
+// itself included, which goes back to the head of the waiting queue.
+std::unique_ptr<Scheduler> make_vllm_v1_scheduler(const SchedulerOptions& options);
+
 // static: request-level batching (HF generate, FasterTransformer). When the previous batch has
 // entirely finished, up to max_num_seqs waiting requests the allocator admits form a batch; one
 // step computes all their prompts; then the whole batch decodes together until its longest

@@ -41,8 +41,9 @@ class StepPlan {
 
   // The cost model's view, built from the live items by build_batch(). `prefill_done(i)` says
   // whether live prefill item i completes its request's prefill (it then samples a token).
+  // `padding_tokens`: rows a CUDA graph adds (cost::StepBatch::num_padding_tokens).
   template <typename PrefillDone>
-  const cost::StepBatch& build_batch(PrefillDone prefill_done);
+  const cost::StepBatch& build_batch(PrefillDone prefill_done, std::int64_t padding_tokens = 0);
 
   Bytes swap_out_bytes = 0;  // KV copied to host memory by preemptions in this step
 
@@ -56,7 +57,8 @@ class StepPlan {
 };
 
 template <typename PrefillDone>
-const cost::StepBatch& StepPlan::build_batch(PrefillDone prefill_done) {
+const cost::StepBatch& StepPlan::build_batch(PrefillDone prefill_done,
+                                             std::int64_t padding_tokens) {
   prefills_.clear();
   decode_contexts_.clear();
   std::int64_t sampling = 0;
@@ -73,6 +75,7 @@ const cost::StepBatch& StepPlan::build_batch(PrefillDone prefill_done) {
   batch_.prefills = prefills_;
   batch_.decode_context_tokens = decode_contexts_;
   batch_.num_sampling = sampling;
+  batch_.num_padding_tokens = padding_tokens;
   return batch_;
 }
 

@@ -93,8 +93,8 @@ TEST_CASE("cli: simulate and compare show progress on a terminal, nothing when p
   args[0] = "compare";
   args.insert(args.end(), {"--allocator", "paged,contiguous-oracle"});
   const std::string compare_tty = stderr_on_terminal(args);
-  CHECK(compare_tty.find("compare paged / vllm: simulated ") != std::string::npos);
-  CHECK(compare_tty.find("compare contiguous-oracle / vllm: simulated ") != std::string::npos);
+  CHECK(compare_tty.find("compare paged / vllm-v1: simulated ") != std::string::npos);
+  CHECK(compare_tty.find("compare contiguous-oracle / vllm-v1: simulated ") != std::string::npos);
 }
 
 TEST_CASE("cli: plan draws its bar with the same progress line, kept at the end", "[cli][habits]") {
@@ -134,13 +134,15 @@ TEST_CASE("cli: summary CSV rows carry the deployment's inputs", "[cli][habits]"
                     "requests_completed,",
                     0) == 0);
   const std::string row = r.out.substr(r.out.find('\n') + 1);
-  CHECK(row.rfind("llama-3-8b,h100-sxm,2,1,auto,bf16,paged,buddy,vllm,recompute,16,256,", 0) == 0);
+  CHECK(row.rfind("llama-3-8b,h100-sxm,2,1,auto,bf16,paged,buddy,vllm-v1,recompute,16,1024,", 0) ==
+        0);
   r = run_kvsim(
       with("compare", small_run({"--format", "csv", "--allocator", "paged,contiguous-oracle"})));
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.rfind("label,model,gpu,", 0) == 0);
-  CHECK(r.out.find("\npaged / vllm,llama-3-8b,h100-sxm,1,1,auto,bf16,paged,") != std::string::npos);
-  CHECK(r.out.find("\ncontiguous-oracle / vllm,llama-3-8b,h100-sxm,1,1,auto,bf16,"
+  CHECK(r.out.find("\npaged / vllm-v1,llama-3-8b,h100-sxm,1,1,auto,bf16,paged,") !=
+        std::string::npos);
+  CHECK(r.out.find("\ncontiguous-oracle / vllm-v1,llama-3-8b,h100-sxm,1,1,auto,bf16,"
                    "contiguous-oracle,") != std::string::npos);
 }
 

@@ -97,6 +97,33 @@ TEST_CASE("Llama-3-70B TP4 decode of 64 sequences at context 4,096: FLOPs and by
   }
 }
 
+TEST_CASE("CUDA-graph padding rows go through the token-wise layers, not attention or the head",
+          "[cost][v1]") {
+  const auto model = llama70_tp4();
+  const std::vector<std::int64_t> ctx(3, 4096);
+  StepBatch b;
+  b.decode_context_tokens = ctx;
+  b.num_sampling = 3;
+  b.num_padding_tokens = 5;  // 3 decodes run the graph of 8
+  const auto padded = by_name(model.breakdown(b));
+  const auto eight = by_name(decode(model, 8, 4096));
+  const auto three = by_name(decode(model, 3, 4096));
+  for (const char* name : {"qkv_proj", "o_proj", "mlp", "norms", "allreduce"}) {
+    INFO(name);
+    CHECK(padded.at(name).flops == eight.at(name).flops);
+    CHECK(padded.at(name).bytes == eight.at(name).bytes);
+  }
+  for (const char* name : {"attn_decode", "lm_head"}) {
+    INFO(name);
+    CHECK(padded.at(name).flops == three.at(name).flops);
+    CHECK(padded.at(name).bytes == three.at(name).bytes);
+  }
+  // An empty batch is not padded into a step.
+  StepBatch empty;
+  empty.num_padding_tokens = 4;
+  CHECK(model.step_time(empty) == 0);
+}
+
 TEST_CASE("Sliding-window layers cap the keys attended and read", "[cost]") {
   const cost::RooflineCostModel model(test::mistral_7b_window(), test::h100_sxm(), {});
   // Decode at context 8,000: 4,096 keys per sequence, not 8,001.

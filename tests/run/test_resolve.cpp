@@ -82,3 +82,66 @@ TEST_CASE("The quantization flag: auto keeps the config's, another method wins w
         "--quantization: the model's config says fp8 (fp8, block 128x128); costing it as awq as "
         "asked (vLLM would refuse the mismatch)");
 }
+
+namespace {
+
+// `yaml` (its serving section on line 3, if any) plus a one-request workload.
+kvsim::run::ResolvedScenario resolve_text(const std::string& yaml) {
+  return kvsim::run::resolve_scenario(kvsim::config::parse_scenario_text(
+      yaml + "workload: {synthetic: {rate: 1, num_requests: 1, prompt_tokens: 8, "
+             "output_tokens: 8}}\n",
+      "s.yaml", kvsim::test::source_dir()));
+}
+
+}  // namespace
+
+TEST_CASE("Engine v1 without serving settings resolves to vLLM V1's vllm serve defaults",
+          "[run][v1]") {
+  using kvsim::sim::SchedulerKind;
+  // H100 (>= 70 GiB, not an A100): 1,024 sequences and 8,192 tokens per step.
+  auto r = resolve_text("model: llama-3-8b\ngpu: h100-sxm\n");
+  CHECK(r.sim.scheduler.kind == SchedulerKind::kVllmV1);
+  CHECK(r.sim.scheduler.max_num_seqs == 1024);
+  CHECK(r.sim.scheduler.max_num_batched_tokens == 8192);
+  CHECK(r.sim.enable_prefix_caching);
+  CHECK(r.watermark == 0.0);
+  CHECK(r.sim.scheduler.cuda_graph_max_size == 512);
+  // A100: 256 and 2,048; the graph sizes follow max_num_seqs (min(2 x 256, 512)).
+  r = resolve_text("model: llama-3-8b\ngpu: a100-80gb\nserving: {max_num_seqs: 64}\n");
+  CHECK(r.sim.scheduler.max_num_seqs == 64);
+  CHECK(r.sim.scheduler.max_num_batched_tokens == 2048);
+  CHECK(r.sim.scheduler.cuda_graph_max_size == 128);
+  // Given values win.
+  r = resolve_text(
+      "model: llama-3-8b\ngpu: h100-sxm\nserving: {max_num_batched_tokens: 4096, watermark: 0.01, "
+      "enable_prefix_caching: false, cuda_graph_sizes: 64}\n");
+  CHECK(r.sim.scheduler.max_num_batched_tokens == 4096);
+  CHECK(r.watermark == 0.01);
+  CHECK_FALSE(r.sim.enable_prefix_caching);
+  CHECK(r.sim.scheduler.cuda_graph_max_size == 64);
+  r = resolve_text("model: llama-3-8b\ngpu: h100-sxm\nserving: {enforce_eager: true}\n");
+  CHECK(r.sim.scheduler.cuda_graph_max_size == 0);
+}
+
+TEST_CASE("Engine v0, or a V0 scheduler named, keeps the V0 defaults", "[run][v1]") {
+  using kvsim::sim::SchedulerKind;
+  auto r = resolve_text("model: llama-3-8b\ngpu: h100-sxm\nengine: v0\n");
+  CHECK(r.sim.scheduler.kind == SchedulerKind::kVllm);
+  CHECK(r.sim.scheduler.max_num_seqs == 256);
+  CHECK(r.sim.scheduler.max_num_batched_tokens == 0);  // max(max_model_len, 2048)
+  CHECK_FALSE(r.sim.enable_prefix_caching);
+  CHECK(r.watermark == 0.01);
+  CHECK(r.sim.scheduler.cuda_graph_max_size == 0);
+  r = resolve_text("model: llama-3-8b\ngpu: h100-sxm\nserving: {scheduler: chunked-prefill}\n");
+  CHECK(r.sim.scheduler.kind == SchedulerKind::kChunkedPrefill);
+  CHECK(r.sim.scheduler.max_num_seqs == 256);
+  CHECK(r.sim.scheduler.cuda_graph_max_size == 0);
+  // vLLM V1 cannot swap: the error is at the YAML value.
+  try {
+    (void)resolve_text("model: llama-3-8b\ngpu: h100-sxm\nserving: {preemption: swap}\n");
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).rfind(
+              "s.yaml:3:23: serving.preemption: vLLM V1 preempts by recompute only", 0) == 0);
+  }
+}

@@ -205,6 +205,7 @@ class FixedCostModel final : public cost::CostModel {
     std::vector<cost::PrefillChunk> prefills;
     std::vector<std::int64_t> decode_contexts;
     std::int64_t num_sampling = 0;
+    std::int64_t num_padding_tokens = 0;
   };
   mutable std::vector<Seen> seen;
   bool record = false;
@@ -215,7 +216,8 @@ class FixedCostModel final : public cost::CostModel {
     if (record) {
       seen.push_back(Seen{{batch.prefills.begin(), batch.prefills.end()},
                           {batch.decode_context_tokens.begin(), batch.decode_context_tokens.end()},
-                          batch.num_sampling});
+                          batch.num_sampling,
+                          batch.num_padding_tokens});
     }
     return per_step_ns + per_prefill_token_ns * prefill_tokens +
            per_decode_ns * static_cast<TimeNs>(batch.decode_context_tokens.size());

@@ -30,7 +30,8 @@ std::string error_of(const SimOptions& o) {
 }  // namespace
 
 TEST_CASE("options: names round-trip, in enum order; unknown names are nullopt", "[sim][options]") {
-  CHECK(scheduler_names() == std::vector<std::string>{"vllm", "chunked-prefill", "static"});
+  CHECK(scheduler_names() ==
+        std::vector<std::string>{"vllm", "chunked-prefill", "static", "vllm-v1"});
   CHECK(preemption_names() == std::vector<std::string>{"recompute", "swap"});
   CHECK(router_names() ==
         std::vector<std::string>{"round-robin", "least-outstanding", "least-kv", "prefix-aware"});
@@ -52,6 +53,8 @@ TEST_CASE("options: the token budget defaults per scheduler", "[sim][options]") 
   CHECK(effective_max_num_batched_tokens(s) == 8192);
   s.kind = SchedulerKind::kChunkedPrefill;
   CHECK(effective_max_num_batched_tokens(s) == 2048);
+  s.kind = SchedulerKind::kVllmV1;  // run::resolve_scenario fills vllm serve's for the GPU
+  CHECK(effective_max_num_batched_tokens(s) == 2048);
   s.kind = SchedulerKind::kStatic;
   CHECK(effective_max_num_batched_tokens(s) == std::numeric_limits<std::int64_t>::max());
   s.max_num_batched_tokens = 512;  // a given budget wins for every scheduler
@@ -63,6 +66,13 @@ TEST_CASE("options: validation names the flag of the out-of-range option", "[sim
   SimOptions o = valid();
   o.num_replicas = 0;
   CHECK(error_of(o) == "--replicas: expected an integer in [1, 100000], got 0");
+  o = valid();
+  o.scheduler.kind = SchedulerKind::kVllmV1;
+  o.scheduler.preemption = sim::PreemptionMode::kSwap;
+  CHECK(error_of(o).rfind("--preemption: vLLM V1 preempts by recompute only", 0) == 0);
+  o = valid();
+  o.scheduler.cuda_graph_max_size = -1;
+  CHECK(error_of(o) == "--cuda-graph-sizes: expected a non-negative integer, got -1");
   o = valid();
   o.scheduler.max_num_seqs = -1;
   CHECK(error_of(o) == "--max-num-seqs: expected a positive integer, got -1");

@@ -156,3 +156,111 @@ TEST_CASE("static: finished rows keep their memory until the batch ends", "[sim]
   // The peak tells: R0's block is still held beside R1's 4 blocks (55 tokens) at the last step.
   CHECK(run.result.peak_used_bytes == 5 * 16 * alloc.bytes_per_slot);
 }
+
+TEST_CASE("vllm-v1: running requests in order, then waiting FCFS, within one token budget",
+          "[sim][v1]") {
+  FixedCostModel cost = recording_1ms();
+  sim::SimOptions opts = small_options(SchedulerKind::kVllmV1);
+  opts.scheduler.max_num_batched_tokens = 10;
+  // R0: 6 prompt, 3 out. R1: 30 prompt, 1 out. R2 (4 prompt, 2 out) arrives at 0.5 ms.
+  const auto run =
+      run_sim(opts, {}, cost, {spec(0, 0, 6, 3), spec(1, 0, 30, 1), spec(2, kMs / 2, 4, 2)});
+  REQUIRE(run.result.metrics.completed == 3);
+  REQUIRE(cost.seen.size() == 6);
+  // t=0: R0's whole prompt, R1 the 4 left.
+  CHECK(prefills_of(cost.seen[0]) == Chunks{{6, 0}, {4, 0}});
+  CHECK(cost.seen[0].num_sampling == 1);
+  // t=1, t=2: R0 decodes, R1 takes the 9 left each time; R2 waits for budget.
+  CHECK(cost.seen[1].decode_contexts == std::vector<std::int64_t>{6});
+  CHECK(prefills_of(cost.seen[1]) == Chunks{{9, 4}});
+  CHECK(cost.seen[2].decode_contexts == std::vector<std::int64_t>{7});
+  CHECK(prefills_of(cost.seen[2]) == Chunks{{9, 13}});
+  // t=3: R0 has finished; R1's last 8 tokens, then R2 admitted with the 2 left.
+  CHECK(cost.seen[3].decode_contexts.empty());
+  CHECK(prefills_of(cost.seen[3]) == Chunks{{8, 22}, {2, 0}});
+  CHECK(cost.seen[3].num_sampling == 1);
+  // t=4: R2's last 2; t=5: its decode.
+  CHECK(prefills_of(cost.seen[4]) == Chunks{{2, 2}});
+  CHECK(cost.seen[5].decode_contexts == std::vector<std::int64_t>{4});
+  CHECK(run.ended.at(0).finish_ns == 3 * kMs);
+  CHECK(run.ended.at(1).finish_ns == 4 * kMs);
+  CHECK(run.ended.at(2).first_scheduled_ns == 3 * kMs);
+  CHECK(run.ended.at(2).first_token_ns == 5 * kMs);
+  CHECK(run.ended.at(2).finish_ns == 6 * kMs);
+}
+
+TEST_CASE("vllm-v1: a running prefill ahead of a decode may take the whole budget", "[sim][v1]") {
+  FixedCostModel cost = recording_1ms();
+  sim::SimOptions opts = small_options(SchedulerKind::kVllmV1);
+  opts.scheduler.max_num_batched_tokens = 10;
+  opts.scheduler.long_prefill_token_threshold = 6;
+  // Step 1: R0 (40 prompt) is capped at 6, R1 (2 prompt) takes 2 and starts decoding.
+  const auto run = run_sim(opts, {}, cost, {spec(0, 0, 40, 1), spec(1, 0, 2, 4)});
+  REQUIRE(run.result.metrics.completed == 2);
+  CHECK(prefills_of(cost.seen[0]) == Chunks{{6, 0}, {2, 0}});
+  // Running order is R0, R1: R0's chunk (capped at 6) comes first, then R1's decode.
+  CHECK(prefills_of(cost.seen[1]) == Chunks{{6, 6}});
+  CHECK(cost.seen[1].decode_contexts == std::vector<std::int64_t>{2});
+}
+
+TEST_CASE("vllm-v1: out of blocks, the last running request is recomputed, nobody admitted",
+          "[sim][v1]") {
+  FixedCostModel cost = recording_1ms();
+  sim::SimOptions opts = small_options(SchedulerKind::kVllmV1);
+  opts.scheduler.max_num_batched_tokens = 100;
+  FakeAllocator::Options alloc;
+  alloc.num_blocks = 4;
+  alloc.block_size = 4;
+  // Two 4-token prompts, 8 tokens out each, and a third request waiting behind them.
+  const auto run =
+      run_sim(opts, alloc, cost, {spec(0, 0, 4, 8), spec(1, 0, 4, 8), spec(2, kMs / 2, 4, 1)});
+  REQUIRE(run.result.metrics.completed == 3);
+  CHECK(run.result.metrics.preemptions_recompute == 1);
+  CHECK(run.ended.at(0).num_preemptions == 0);
+  CHECK(run.ended.at(1).num_preemptions == 1);
+  // Both prefill at t=0 and decode into their second block; at t=5 R0's ninth token needs a
+  // third block: R1, the last running request, is preempted and the step decodes R0 alone.
+  CHECK(prefills_of(cost.seen[0]) == Chunks{{4, 0}, {4, 0}});
+  CHECK(cost.seen[4].decode_contexts == std::vector<std::int64_t>{7, 7});
+  CHECK(cost.seen[5].decode_contexts == std::vector<std::int64_t>{8});
+  CHECK(cost.seen[5].prefills.empty());
+  // R0 ends at t=8 (its 8 tokens at t=1..8); R1 comes back first, recomputing its prompt and the
+  // 5 tokens it had made, before R2.
+  CHECK(run.ended.at(0).finish_ns == 8 * kMs);
+  CHECK(prefills_of(cost.seen[8]).front() == std::pair<std::int64_t, std::int64_t>{9, 0});
+  CHECK(run.ended.at(2).first_scheduled_ns > run.ended.at(1).first_scheduled_ns);
+}
+
+TEST_CASE("vllm-v1: steps up to the CUDA-graph size are padded to a capture size", "[sim][v1]") {
+  FixedCostModel cost = recording_1ms();
+  sim::SimOptions opts = small_options(SchedulerKind::kVllmV1);
+  opts.scheduler.max_num_batched_tokens = 64;
+  opts.scheduler.cuda_graph_max_size = 16;
+  // Step 1: 3 + 4 + 4 = 11 prompt tokens -> 16. Then three decodes -> 4. Then 2 decodes -> 2.
+  const auto run = run_sim(opts, {}, cost, {spec(0, 0, 3, 2), spec(1, 0, 4, 3), spec(2, 0, 4, 3)});
+  REQUIRE(run.result.metrics.completed == 3);
+  CHECK(cost.seen[0].num_padding_tokens == 5);
+  CHECK(cost.seen[1].num_padding_tokens == 1);
+  CHECK(cost.seen[2].decode_contexts.size() == 2);
+  CHECK(cost.seen[2].num_padding_tokens == 0);
+  // A step above the largest capture size runs eagerly: no padding.
+  FixedCostModel eager = recording_1ms();
+  (void)run_sim(opts, {}, eager, {spec(0, 0, 17, 1)});
+  CHECK(eager.seen[0].num_padding_tokens == 0);
+}
+
+TEST_CASE("cuda_graph_padded_tokens: 1, 2, 4, then multiples of 8 up to the largest size",
+          "[sim][v1]") {
+  using sim::cuda_graph_padded_tokens;
+  CHECK(cuda_graph_padded_tokens(1, 512, 8192) == 1);
+  CHECK(cuda_graph_padded_tokens(3, 512, 8192) == 4);
+  CHECK(cuda_graph_padded_tokens(5, 512, 8192) == 8);
+  CHECK(cuda_graph_padded_tokens(9, 512, 8192) == 16);
+  CHECK(cuda_graph_padded_tokens(505, 512, 8192) == 512);
+  CHECK(cuda_graph_padded_tokens(513, 512, 8192) == 513);  // eager
+  CHECK(cuda_graph_padded_tokens(9, 12, 8192) == 9);       // sizes 1, 2, 4, 8
+  CHECK(cuda_graph_padded_tokens(9, 512, 12) == 9);        // no size above the token budget
+  CHECK(cuda_graph_padded_tokens(7, 0, 8192) == 7);        // no graphs
+  CHECK(sim::default_cuda_graph_max_size(1024) == 512);
+  CHECK(sim::default_cuda_graph_max_size(100) == 200);
+}
