@@ -278,7 +278,9 @@ const Setting kSettings[] = {
                  const SettingValue& v) { s.sim.scheduler.max_num_batched_tokens = v.integer; }},
     {.path = "serving.long_prefill_token_threshold",
      .flag = "--long-prefill-token-threshold",
-     .help = "chunked-prefill: largest prefill chunk per request per step (default 0: none)",
+     .help = "vllm-v1: largest prefill chunk per request per step; chunked-prefill: what counts "
+             "as a long prefill for --max-long-partial-prefills (default 0: none; 4% of "
+             "max-model-len with partial prefills)",
      .type = SettingType::kInt,
      .range = closed(0, kMaxCount),
      .grid_axis = true,
@@ -286,6 +288,24 @@ const Setting kSettings[] = {
          [](Scenario& s, const SettingValue& v) {
            s.sim.scheduler.long_prefill_token_threshold = v.integer;
          }},
+    {.path = "serving.max_num_partial_prefills",
+     .flag = "--max-num-partial-prefills",
+     .help = "chunked-prefill (vLLM V0): prefills that split a step's token budget evenly "
+             "(default 1)",
+     .type = SettingType::kInt,
+     .range = closed(1, kMaxCount),
+     .grid_axis = true,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.sim.scheduler.max_num_partial_prefills = v.integer; }},
+    {.path = "serving.max_long_partial_prefills",
+     .flag = "--max-long-partial-prefills",
+     .help = "chunked-prefill (vLLM V0): of those, most prefills longer than "
+             "--long-prefill-token-threshold at once (default 1)",
+     .type = SettingType::kInt,
+     .range = closed(1, kMaxCount),
+     .grid_axis = true,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.sim.scheduler.max_long_partial_prefills = v.integer; }},
     {.path = "serving.cuda_graph_sizes",
      .flag = "--cuda-graph-sizes",
      .help = "vllm-v1: largest CUDA-graph capture size; a step of at most this many tokens is "

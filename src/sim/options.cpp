@@ -127,6 +127,22 @@ void validate_options(const SimOptions& options) {
                      "--preemption recompute, or a V0 scheduler (--scheduler vllm or "
                      "chunked-prefill) to model swapping");
   }
+  if (s.max_num_partial_prefills < 1 || s.max_long_partial_prefills < 1) {
+    throw flag_error(s.max_num_partial_prefills < 1 ? "--max-num-partial-prefills"
+                                                    : "--max-long-partial-prefills",
+                     "expected a positive integer");
+  }
+  if (s.max_long_partial_prefills > s.max_num_partial_prefills) {
+    throw flag_error("--max-long-partial-prefills",
+                     "expected at most --max-num-partial-prefills (" +
+                         std::to_string(s.max_num_partial_prefills) + "), got " +
+                         std::to_string(s.max_long_partial_prefills));
+  }
+  if (s.max_num_partial_prefills > 1 && s.kind != SchedulerKind::kChunkedPrefill) {
+    throw flag_error("--max-num-partial-prefills",
+                     "concurrent partial prefills are vLLM V0's chunked prefill: use --scheduler "
+                     "chunked-prefill (--engine v0); vLLM V1 does not support them");
+  }
   if (s.cuda_graph_max_size < 0) {
     throw flag_error("--cuda-graph-sizes", "expected a non-negative integer, got " +
                                                std::to_string(s.cuda_graph_max_size));

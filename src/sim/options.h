@@ -39,8 +39,15 @@ struct SchedulerOptions {
   // scheduler: vllm max(max_model_len, 2048) (vLLM's default without chunked prefill; it must be
   // >= max_model_len), chunked-prefill 2048, static unlimited.
   std::int64_t max_num_batched_tokens = 0;
-  // chunked-prefill: largest prefill chunk of one request in one step; 0 = only the step budget.
+  // vllm-v1: largest prefill chunk of one request in one step; 0 = only the step budget.
+  // chunked-prefill (V0): what counts as a long prefill for max_long_partial_prefills (0 = 4% of
+  // max_model_len when max_num_partial_prefills > 1).
   std::int64_t long_prefill_token_threshold = 0;
+  // chunked-prefill (V0): prefills that share a step's budget evenly (1 = one budget for all, in
+  // order), and of those at most this many long ones (vLLM --max-num-partial-prefills,
+  // --max-long-partial-prefills).
+  std::int64_t max_num_partial_prefills = 1;
+  std::int64_t max_long_partial_prefills = 1;
   PreemptionMode preemption = PreemptionMode::kRecompute;
   // Longest sequence (prompt + output) served; longer requests are rejected, as vLLM's API
   // server does. Required (> 0).

@@ -16,7 +16,7 @@ Replica::Replica(std::uint32_t index, const SimOptions& options,
       allocator_(std::move(allocator)),
       cost_model_(&cost_model),
       pipeline_(pipeline),
-      scheduler_(make_scheduler(options.scheduler)),
+      scheduler_(make_scheduler(options)),
       ctx_(context) {
   KVSIM_ASSERT(allocator_ != nullptr, "a replica has an allocator");
   KVSIM_ASSERT(allocator_->bytes_per_slot() > 0, "KV slots have a size");
@@ -317,8 +317,10 @@ void Replica::requeue_for_recompute(RequestPool::Slot slot) {
 }
 
 void Replica::start_running(RequestPool::Slot slot, std::int64_t cached_tokens) {
-  KVSIM_ASSERT(!waiting_.empty() && waiting_.front() == slot, "admission is FCFS");
-  waiting_.pop_front();
+  // FCFS, except that vLLM V0's partial prefills may let a short request pass a long one.
+  const auto it = std::find(waiting_.begin(), waiting_.end(), slot);
+  KVSIM_ASSERT(it != waiting_.end(), "an admitted request was waiting");
+  waiting_.erase(it);
   running_.push_back(slot);
   Request& r = request(slot);
   r.state = RequestState::kPrefill;

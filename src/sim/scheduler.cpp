@@ -109,17 +109,29 @@ class VllmScheduler final : public Scheduler {
   std::int64_t budget_;
 };
 
+// vLLM V0's partial prefills (--max-num-partial-prefills N, --max-long-partial-prefills L) as
+// one scheduling pass sees them: each prefill chunk gets at most budget / (prefills that can run
+// now, at most N), and no more than L prefills longer than the threshold run at once.
+struct PartialPrefills {
+  std::int64_t slot_budget = 0;
+  std::int64_t long_prefills = 0;  // running or scheduled in this pass
+};
+
 class ChunkedPrefillScheduler final : public Scheduler {
  public:
-  explicit ChunkedPrefillScheduler(const SchedulerOptions& options)
+  explicit ChunkedPrefillScheduler(const SchedulerOptions& options, bool prefix_caching,
+                                   std::int64_t block_size)
       : opts_(options),
         budget_(effective_max_num_batched_tokens(options)),
-        chunk_cap_(chunk_cap_of(options)) {}
+        long_threshold_(long_prefill_threshold(options)),
+        // vLLM V0 cuts a partial chunk to whole blocks when prefix caching is on.
+        align_(prefix_caching ? std::max<std::int64_t>(1, block_size) : 1) {}
 
   void schedule(Replica& rep) override {
     StepPlan& plan = rep.plan();
     auto remaining = [&] { return budget_ - plan.num_tokens(); };
     auto& running = rep.running();
+    PartialPrefills pp = partial_prefills(rep);
     // 1. Decodes, oldest first.
     for (std::size_t i = 0; i < running.size() && remaining() >= 1; ++i) {
       const Slot slot = running[i];
@@ -132,19 +144,96 @@ class ChunkedPrefillScheduler final : public Scheduler {
       const Slot slot = running[i];
       const Request& r = rep.request(slot);
       if (r.state != RequestState::kPrefill) continue;
-      const std::int64_t n = std::min({r.prefill_target - r.computed, chunk_cap_, remaining()});
+      const std::int64_t n = chunk(r.prefill_target - r.computed, remaining(), pp.slot_budget);
+      if (n == 0) break;
       if (rep.make_room_or_preempt(slot, r.computed + n)) rep.plan_prefill(slot, n);
     }
     swap_in_fcfs(rep);
     // 3. New requests, only in a pass that preempted nothing and with nothing left swapped out.
     if (rep.preemptions_this_pass() > 0 || !rep.swapped().empty()) return;
-    admit_prefill_chunks(rep, opts_, budget_, chunk_cap_);
+    admit_waiting(rep, pp);
   }
 
  private:
+  static std::int64_t long_prefill_threshold(const SchedulerOptions& o) {
+    // vLLM V0: 4% of max_model_len when partial prefills are on and no threshold is given.
+    if (o.long_prefill_token_threshold > 0 || o.max_num_partial_prefills <= 1) {
+      return o.long_prefill_token_threshold;
+    }
+    return o.max_model_len * 4 / 100;
+  }
+
+  bool is_long(std::int64_t new_tokens) const {
+    return opts_.max_num_partial_prefills > 1 && new_tokens > long_threshold_;
+  }
+
+  // The pass's per-prefill budget from the running prefills and the waiting requests that
+  // could join them (long ones only while fewer than max_long_partial_prefills run).
+  PartialPrefills partial_prefills(Replica& rep) const {
+    if (opts_.max_num_partial_prefills <= 1) return {budget_, 0};
+    std::int64_t prefills = 0, long_running = 0, long_waiting = 0;
+    for (Slot slot : rep.running()) {
+      const Request& r = rep.request(slot);
+      if (r.state != RequestState::kPrefill) continue;
+      ++prefills;
+      if (is_long(r.prefill_target - r.computed)) ++long_running;
+    }
+    for (Slot slot : rep.waiting()) {
+      if (prefills >= opts_.max_num_partial_prefills) break;
+      const Request& r = rep.request(slot);
+      if (is_long(r.prompt_tokens + r.generated)) {
+        if (long_running + long_waiting >= opts_.max_long_partial_prefills) continue;
+        ++long_waiting;
+      }
+      ++prefills;
+    }
+    const std::int64_t schedulable = std::min(prefills, opts_.max_num_partial_prefills);
+    return {schedulable > 0 ? budget_ / schedulable : budget_, long_running};
+  }
+
+  // Tokens of a prefill with `new_tokens` left to compute this step: within the budget left and
+  // the slot budget, a partial chunk cut to whole blocks under prefix caching (vLLM V0).
+  std::int64_t chunk(std::int64_t new_tokens, std::int64_t remaining,
+                     std::int64_t slot_budget) const {
+    const std::int64_t limit = std::min(remaining, slot_budget) / align_ * align_;
+    return std::min({new_tokens, limit, slot_budget});
+  }
+
+  // Waiting requests FCFS; with partial prefills a long one that would exceed
+  // max_long_partial_prefills keeps its place while shorter ones behind it go ahead.
+  void admit_waiting(Replica& rep, PartialPrefills& pp) const {
+    const StepPlan& plan = rep.plan();
+    auto& waiting = rep.waiting();
+    std::size_t i = 0;
+    while (i < waiting.size() && budget_ - plan.num_tokens() >= 1 && below_seq_limit(rep, opts_)) {
+      const Slot slot = waiting[i];
+      const Request& r = rep.request(slot);
+      const std::int64_t target = r.prompt_tokens + r.generated;
+      if (is_long(target) && pp.long_prefills >= opts_.max_long_partial_prefills) {
+        ++i;
+        continue;
+      }
+      const std::int64_t hit = std::min(rep.cached_prefix(slot, target), target - 1);
+      const std::int64_t n = chunk(target - hit, budget_ - plan.num_tokens(), pp.slot_budget);
+      if (n == 0) break;
+      std::int64_t cached = 0;
+      const AdmitStatus status = rep.try_admit(slot, hit + n, &cached);
+      if (status == AdmitStatus::kNoRoom || (status == AdmitStatus::kNeverFits && i > 0)) break;
+      if (status == AdmitStatus::kNeverFits) {
+        rep.reject_waiting_head(RejectReason::kNeverFits);
+        continue;
+      }
+      rep.start_running(slot, cached);
+      if (is_long(target)) ++pp.long_prefills;
+      const std::int64_t tokens = std::min(n, r.kv_tokens - r.computed);
+      if (tokens > 0) rep.plan_prefill(slot, tokens);
+    }
+  }
+
   SchedulerOptions opts_;
   std::int64_t budget_;
-  std::int64_t chunk_cap_;
+  std::int64_t long_threshold_;
+  std::int64_t align_;
 };
 
 class VllmV1Scheduler final : public Scheduler {
@@ -218,8 +307,10 @@ class StaticScheduler final : public Scheduler {
 std::unique_ptr<Scheduler> make_vllm_scheduler(const SchedulerOptions& options) {
   return std::make_unique<VllmScheduler>(options);
 }
-std::unique_ptr<Scheduler> make_chunked_prefill_scheduler(const SchedulerOptions& options) {
-  return std::make_unique<ChunkedPrefillScheduler>(options);
+std::unique_ptr<Scheduler> make_chunked_prefill_scheduler(const SchedulerOptions& options,
+                                                          bool prefix_caching,
+                                                          std::int64_t block_size) {
+  return std::make_unique<ChunkedPrefillScheduler>(options, prefix_caching, block_size);
 }
 std::unique_ptr<Scheduler> make_vllm_v1_scheduler(const SchedulerOptions& options) {
   return std::make_unique<VllmV1Scheduler>(options);
@@ -228,12 +319,13 @@ std::unique_ptr<Scheduler> make_static_scheduler(const SchedulerOptions& options
   return std::make_unique<StaticScheduler>(options);
 }
 
-std::unique_ptr<Scheduler> make_scheduler(const SchedulerOptions& options) {
+std::unique_ptr<Scheduler> make_scheduler(const SimOptions& sim) {
+  const SchedulerOptions& options = sim.scheduler;
   switch (options.kind) {
     case SchedulerKind::kVllm:
       return make_vllm_scheduler(options);
     case SchedulerKind::kChunkedPrefill:
-      return make_chunked_prefill_scheduler(options);
+      return make_chunked_prefill_scheduler(options, sim.enable_prefix_caching, sim.block_size);
     case SchedulerKind::kStatic:
       return make_static_scheduler(options);
     case SchedulerKind::kVllmV1:

@@ -30,12 +30,19 @@ class Scheduler {
 // preempted, swapped requests are brought back FCFS.
 std::unique_ptr<Scheduler> make_vllm_scheduler(const SchedulerOptions& options);
 
-// chunked-prefill: vLLM V1 / Sarathi-Serve. One token budget (max_num_batched_tokens) per step:
-// first every running decode (one token each), then running partial prefills, then waiting
-// requests FCFS while running < max_num_seqs, each prefill chunk capped by the remaining budget
-// and long_prefill_token_threshold. Room is taken per chunk; a request that cannot grow preempts
-// the newest running one; no new admission in a step that preempted (as vLLM V1).
-std::unique_ptr<Scheduler> make_chunked_prefill_scheduler(const SchedulerOptions& options);
+// chunked-prefill: vLLM V0 with --enable-chunked-prefill (Sarathi-style). One token budget
+// (max_num_batched_tokens) per step: first every running decode (one token each), then running
+// partial prefills, then waiting requests FCFS while running < max_num_seqs, each prefill chunk
+// capped by the remaining budget. With max_num_partial_prefills N > 1 each chunk also gets at
+// most budget / (prefills that can run now, at most N), and at most max_long_partial_prefills
+// prefills longer than long_prefill_token_threshold (default 4% of max_model_len) run at once:
+// a waiting long one keeps its place while shorter ones behind it start. With prefix caching a
+// partial chunk is cut to whole blocks (`block_size`), as vLLM V0 does. Room is taken per chunk;
+// a request that cannot grow preempts the newest running one; no new admission in a step that
+// preempted or while a request is swapped out.
+std::unique_ptr<Scheduler> make_chunked_prefill_scheduler(const SchedulerOptions& options,
+                                                          bool prefix_caching = false,
+                                                          std::int64_t block_size = 1);
 
 // vllm-v1: vLLM V1's scheduler (vllm/v1/core/sched/scheduler.py, 0.10). One token budget
 // (max_num_batched_tokens) per step and no prefill/decode phases: first the running requests in
@@ -55,6 +62,8 @@ std::unique_ptr<Scheduler> make_vllm_v1_scheduler(const SchedulerOptions& option
 // nothing joins until the batch is done.
 std::unique_ptr<Scheduler> make_static_scheduler(const SchedulerOptions& options);
 
-std::unique_ptr<Scheduler> make_scheduler(const SchedulerOptions& options);
+// The scheduler `sim.scheduler.kind` names, with its options (and, for chunked-prefill, the
+// prefix caching and block size it aligns chunks to).
+std::unique_ptr<Scheduler> make_scheduler(const SimOptions& sim);
 
 }  // namespace kvsim::sim

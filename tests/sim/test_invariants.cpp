@@ -53,6 +53,12 @@ TEST_CASE("Invariants over random workloads, policies and seeds", "[sim]") {
        sim::RouterKind::kLeastKvUsage, false},
       {sim::SchedulerKind::kVllm, sim::PreemptionMode::kSwap, false, 3,
        sim::RouterKind::kPrefixAware, true},
+      {sim::SchedulerKind::kVllmV1, sim::PreemptionMode::kRecompute, false, 1,
+       sim::RouterKind::kRoundRobin, true},
+      {sim::SchedulerKind::kVllmV1, sim::PreemptionMode::kRecompute, true, 2,
+       sim::RouterKind::kLeastOutstanding, false},
+      {sim::SchedulerKind::kChunkedPrefill, sim::PreemptionMode::kRecompute, false, 1,
+       sim::RouterKind::kRoundRobin, true},  // partial prefills (below)
   };
   int runs = 0;
   for (const Case& c : cases) {
@@ -73,9 +79,15 @@ TEST_CASE("Invariants over random workloads, policies and seeds", "[sim]") {
       opts.scheduler.max_model_len = 480;
       opts.scheduler.preemption = c.preemption;
       opts.scheduler.max_num_seqs = rng.uniform_int(1, 40);
-      if (c.scheduler == sim::SchedulerKind::kChunkedPrefill) {
+      if (c.scheduler != sim::SchedulerKind::kVllm && c.scheduler != sim::SchedulerKind::kStatic) {
         opts.scheduler.max_num_batched_tokens = rng.uniform_int(1, 600);
         opts.scheduler.long_prefill_token_threshold = rng.uniform_int(0, 200);
+        opts.scheduler.cuda_graph_max_size = rng.uniform_int(0, 64);
+      }
+      if (&c == &cases.back()) {
+        opts.scheduler.max_num_partial_prefills = rng.uniform_int(1, 4);
+        opts.scheduler.max_long_partial_prefills =
+            rng.uniform_int(1, opts.scheduler.max_num_partial_prefills);
       }
       opts.num_replicas = c.replicas;
       opts.router = c.router;
@@ -139,5 +151,5 @@ TEST_CASE("Invariants over random workloads, policies and seeds", "[sim]") {
       ++runs;
     }
   }
-  CHECK(runs == 96);
+  CHECK(runs == 132);
 }

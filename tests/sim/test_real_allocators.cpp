@@ -181,7 +181,7 @@ TEST_CASE("Invariants with the real allocators over many seeds", "[sim]") {
        {memory::AllocatorKind::kPaged, memory::AllocatorKind::kContiguousMax,
         memory::AllocatorKind::kContiguousPow2, memory::AllocatorKind::kContiguousOracle}) {
     for (auto sched : {sim::SchedulerKind::kVllm, sim::SchedulerKind::kChunkedPrefill,
-                       sim::SchedulerKind::kStatic}) {
+                       sim::SchedulerKind::kStatic, sim::SchedulerKind::kVllmV1}) {
       for (std::uint64_t seed = 1; seed <= 6; ++seed) {
         Rng rng(seed * 31 + static_cast<std::uint64_t>(kind) * 7 +
                 static_cast<std::uint64_t>(sched));
@@ -193,11 +193,13 @@ TEST_CASE("Invariants with the real allocators over many seeds", "[sim]") {
         sim::SimOptions opts = small_options(sched);
         opts.scheduler.max_model_len = 360;
         opts.scheduler.max_num_seqs = rng.uniform_int(1, 32);
-        if (sched == sim::SchedulerKind::kChunkedPrefill) {
+        if (sched == sim::SchedulerKind::kChunkedPrefill || sched == sim::SchedulerKind::kVllmV1) {
           opts.scheduler.max_num_batched_tokens = rng.uniform_int(16, 512);
         }
-        opts.scheduler.preemption =
-            seed % 3 == 0 ? sim::PreemptionMode::kSwap : sim::PreemptionMode::kRecompute;
+        // vLLM V1 has no swap.
+        opts.scheduler.preemption = seed % 3 == 0 && sched != sim::SchedulerKind::kVllmV1
+                                        ? sim::PreemptionMode::kSwap
+                                        : sim::PreemptionMode::kRecompute;
         opts.enable_prefix_caching = prefix;
         opts.num_replicas = 1 + static_cast<std::int64_t>(seed % 2);
         opts.block_size = 8;
@@ -243,7 +245,7 @@ TEST_CASE("Invariants with the real allocators over many seeds", "[sim]") {
       }
     }
   }
-  CHECK(runs == 72);
+  CHECK(runs == 96);
 }
 
 TEST_CASE("Deferred growth changes nothing: the same run with every token told to the allocator",

@@ -88,9 +88,9 @@ TEST_CASE("chunked-prefill: decodes first, then prefill chunks within the budget
   CHECK(run.ended.at(1).first_token_ns == 4 * kMs);
 }
 
-TEST_CASE("chunked-prefill: long_prefill_token_threshold caps each chunk", "[sim]") {
+TEST_CASE("vllm-v1: long_prefill_token_threshold caps each chunk", "[sim]") {
   FixedCostModel cost = recording_1ms();
-  sim::SimOptions opts = small_options(SchedulerKind::kChunkedPrefill);
+  sim::SimOptions opts = small_options(SchedulerKind::kVllmV1);
   opts.scheduler.max_num_batched_tokens = 100;
   opts.scheduler.long_prefill_token_threshold = 16;
   const auto run = run_sim(opts, {}, cost, {spec(0, 0, 40, 1), spec(1, 0, 10, 1)});
@@ -263,4 +263,67 @@ TEST_CASE("cuda_graph_padded_tokens: 1, 2, 4, then multiples of 8 up to the larg
   CHECK(cuda_graph_padded_tokens(7, 0, 8192) == 7);        // no graphs
   CHECK(sim::default_cuda_graph_max_size(1024) == 512);
   CHECK(sim::default_cuda_graph_max_size(100) == 200);
+}
+
+TEST_CASE("chunked-prefill: the threshold alone caps nothing; prefix caching cuts chunks to blocks",
+          "[sim]") {
+  FixedCostModel cost = recording_1ms();
+  sim::SimOptions opts = small_options(SchedulerKind::kChunkedPrefill);
+  opts.scheduler.max_num_batched_tokens = 100;
+  opts.scheduler.long_prefill_token_threshold = 16;  // only classifies (partial prefills off)
+  auto run = run_sim(opts, {}, cost, {spec(0, 0, 40, 1), spec(1, 0, 70, 1)});
+  REQUIRE(run.result.metrics.completed == 2);
+  CHECK(prefills_of(cost.seen[0]) == Chunks{{40, 0}, {60, 0}});
+  CHECK(prefills_of(cost.seen[1]) == Chunks{{10, 60}});
+  // Prefix caching on (blocks of 16): R1's partial chunk is cut from 60 to 48 tokens; a chunk
+  // that finishes its prompt is not cut.
+  FixedCostModel aligned = recording_1ms();
+  opts.enable_prefix_caching = true;
+  opts.block_size = 16;
+  run = run_sim(opts, {}, aligned, {spec(0, 0, 40, 1), spec(1, 0, 70, 1)});
+  REQUIRE(run.result.metrics.completed == 2);
+  CHECK(prefills_of(aligned.seen[0]) == Chunks{{40, 0}, {48, 0}});
+  CHECK(prefills_of(aligned.seen[1]) == Chunks{{22, 48}});
+}
+
+TEST_CASE("chunked-prefill: partial prefills split the budget, long ones wait their turn",
+          "[sim]") {
+  FixedCostModel cost = recording_1ms();
+  sim::SimOptions opts = small_options(SchedulerKind::kChunkedPrefill);
+  opts.scheduler.max_num_batched_tokens = 100;
+  opts.scheduler.max_num_partial_prefills = 2;
+  opts.scheduler.max_long_partial_prefills = 1;
+  opts.scheduler.long_prefill_token_threshold = 50;
+  // R0 and R1 are long (300 prompt tokens), R2 short (30 tokens, 1 out); all arrive at once.
+  const auto run =
+      run_sim(opts, {}, cost, {spec(0, 0, 300, 1), spec(1, 0, 300, 1), spec(2, 0, 30, 1)});
+  REQUIRE(run.result.metrics.completed == 3);
+  // Step 1: two prefills can run (R0, and R2 which passes the second long one): 50 tokens each
+  // at most. R1 keeps its place.
+  CHECK(prefills_of(cost.seen[0]) == Chunks{{50, 0}, {30, 0}});
+  // Steps 2-3: R0 alone (R1 is long while R0 is): the whole budget.
+  CHECK(prefills_of(cost.seen[1]) == Chunks{{100, 50}});
+  CHECK(prefills_of(cost.seen[2]) == Chunks{{100, 150}});
+  // Step 4: R0's last 50 are no longer long, so R1 starts beside it; 50 each.
+  CHECK(prefills_of(cost.seen[3]) == Chunks{{50, 250}, {50, 0}});
+  CHECK(run.ended.at(2).finish_ns == 1 * kMs);
+  CHECK(run.ended.at(1).first_scheduled_ns == 3 * kMs);
+}
+
+TEST_CASE("partial prefills: the default threshold, and who may use them", "[sim]") {
+  FixedCostModel cost = recording_1ms();
+  sim::SimOptions opts = small_options(SchedulerKind::kChunkedPrefill);
+  opts.scheduler.max_model_len = 1000;  // long: more than 4% = 40 tokens
+  opts.scheduler.max_num_batched_tokens = 100;
+  opts.scheduler.max_num_partial_prefills = 2;
+  const auto run = run_sim(opts, {}, cost, {spec(0, 0, 120, 1), spec(1, 0, 120, 1)});
+  REQUIRE(run.result.metrics.completed == 2);
+  CHECK(prefills_of(cost.seen[0]) == Chunks{{100, 0}});  // R1 (long) waits for R0's last 20
+  CHECK(prefills_of(cost.seen[1]) == Chunks{{20, 100}, {50, 0}});
+  opts.scheduler.kind = SchedulerKind::kVllmV1;
+  CHECK_THROWS_WITH(run_sim(opts, {}, cost, {}), Catch::Contains("--max-num-partial-prefills"));
+  opts.scheduler.kind = SchedulerKind::kChunkedPrefill;
+  opts.scheduler.max_long_partial_prefills = 3;
+  CHECK_THROWS_WITH(run_sim(opts, {}, cost, {}),
+                    Catch::Contains("--max-long-partial-prefills: expected at most"));
 }
