@@ -23,7 +23,8 @@ void warn_inert_flags(const SimCommandFlags& flags, const PreparedRun& run,
   }
   // Only when asked for: vllm-v1 turns prefix caching on by default, as vLLM V1 does.
   if (run.resolved.sim.enable_prefix_caching &&
-      run.scenario.origins.contains("serving.enable_prefix_caching") &&
+      (run.scenario.origins.contains("serving.enable_prefix_caching") ||
+       run.resolved.sim.warm_prefix_cache) &&
       !run.resolved.workload->open()->columns().prefix_hashes) {
     std::cerr << "kvsim: warning: --enable-prefix-caching: the workload carries no prefix "
                  "hashes (a native trace's prefix_hashes column, Mooncake's hash_ids, or "

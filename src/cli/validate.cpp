@@ -111,7 +111,12 @@ std::string pct(const MetricRow& m, double Stats::*field) {
   return (e >= 0 ? "+" : "") + fixed(100 * e, 1) + "%";
 }
 
-// The real run as a native trace in a temporary file (removed when this goes away).
+// Prefix-hash granularity of the replayed prompts: vLLM's default block size.
+constexpr std::int64_t kReplayHashTokens = 16;
+
+// The real run as a native trace in a temporary file (removed when this goes away). Each prompt
+// gets content ids of its own (one per kReplayHashTokens tokens): the prompts are distinct texts,
+// and a warm prefix cache (--warm-prefix-cache) holds exactly them.
 class TempTrace {
  public:
   explicit TempTrace(const trace::RealRun& run) {
@@ -121,14 +126,21 @@ class TempTrace {
     std::FILE* f = std::fopen(path_.c_str(), "w");
     if (f == nullptr) throw Error("cannot create the temporary trace " + path_);
     {
-      trace::NativeCsvWriter writer(f, trace::TraceColumns{}, path_);
+      trace::TraceColumns columns;
+      columns.prefix_hashes = true;
+      trace::NativeCsvWriter writer(f, columns, path_);
       std::uint64_t id = 0;
+      trace::RequestSpec spec;
+      spec.prefix_block_tokens = kReplayHashTokens;
       for (const trace::RealRequest& r : run.requests) {
-        trace::RequestSpec spec;
         spec.id = id++;
         spec.arrival_ns = seconds_to_ns(r.arrival_s);
         spec.prompt_tokens = r.prompt_tokens;
         spec.output_tokens = r.output_tokens;
+        spec.prefix_hashes.clear();
+        for (std::int64_t k = 0; k < r.prompt_tokens / kReplayHashTokens; ++k) {
+          spec.prefix_hashes.push_back(((spec.id + 1) << 32) | static_cast<std::uint64_t>(k + 1));
+        }
         writer.write(spec);
       }
       writer.flush();
@@ -331,6 +343,7 @@ void run_validate(const ValidateFlags& f) {
   workload.source = trace::WorkloadOptions::Source::kTrace;
   workload.trace.path = temp.path();
   workload.trace.format = trace::TraceFormat::kNative;
+  workload.trace.prefix_block_tokens = kReplayHashTokens;
   sim.workload_override = workload;
   const PreparedRun prepared = prepare_run(sim);
   const RunOutput out = run_scenario(prepared.resolved, "", "validate:", kv_detail(f.sim.serving));

@@ -371,6 +371,13 @@ const Setting kSettings[] = {
              "vllm-v1, off otherwise)",
      .type = SettingType::kBool,
      .apply = [](Scenario& s, const SettingValue& v) { s.sim.enable_prefix_caching = v.on; }},
+    {.path = "serving.warm_prefix_cache",
+     .flag = "--warm-prefix-cache",
+     .help = "The prefix cache starts holding the workload's prompts, as a benchmark repeated "
+             "against the same server leaves it (needs prefix caching and prefix hashes)",
+     .type = SettingType::kBool,
+     .grid_axis = true,
+     .apply = [](Scenario& s, const SettingValue& v) { s.sim.warm_prefix_cache = v.on; }},
     {.path = "seed",
      .flag = "--seed",
      .help = "Seed of synthetic workloads (default 0)",

@@ -40,7 +40,9 @@ Probe run_probe(const PlanTarget& target, const sim::SloOptions& slo, double bas
 
   sim::SimOptions options = target.options;
   options.slo = slo;
-  const sim::SimSetup setup = target.deployment->setup(options);
+  sim::SimSetup setup = target.deployment->setup(options);
+  const auto warm = options.warm_prefix_cache ? target.workload->open(p.rate_scale) : nullptr;
+  setup.warm_prefixes = warm.get();
   p.result = sim::simulate(setup, *reader);
 
   const sim::Metrics& m = p.result.metrics;

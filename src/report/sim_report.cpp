@@ -74,6 +74,7 @@ void add_sim_serving_json(Json& serving, const sim::SimOptions& o) {
   serving["preemption"] = std::string(sim::preemption_name(o.scheduler.preemption));
   serving["swap_space_bytes"] = o.scheduler.swap_space_bytes;
   serving["enable_prefix_caching"] = o.enable_prefix_caching;
+  if (o.warm_prefix_cache) serving["warm_prefix_cache"] = true;
   serving["time_limit_s"] = null_or_seconds(o.time_limit_ns);
   Json slo;
   slo["ttft_ms"] =

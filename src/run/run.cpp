@@ -9,8 +9,12 @@ namespace kvsim::run {
 RunResult run(const ResolvedScenario& scenario, sim::SimObserver* observer) {
   const sim::BuiltDeployment built =
       sim::build_deployment(scenario.deployment_inputs(), scenario.sim);
-  const sim::SimSetup setup = built.setup(scenario.sim);
+  sim::SimSetup setup = built.setup(scenario.sim);
   const std::unique_ptr<trace::TraceReader> reader = scenario.workload->open();
+  // A second pass over the same requests warms the prefix caches.
+  const std::unique_ptr<trace::TraceReader> warm =
+      scenario.sim.warm_prefix_cache ? scenario.workload->open() : nullptr;
+  setup.warm_prefixes = warm.get();
   RunResult out;
   out.result = sim::simulate(setup, *reader, observer);
   out.reader_stats = reader->stats();

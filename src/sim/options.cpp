@@ -143,6 +143,11 @@ void validate_options(const SimOptions& options) {
                      "concurrent partial prefills are vLLM V0's chunked prefill: use --scheduler "
                      "chunked-prefill (--engine v0); vLLM V1 does not support them");
   }
+  if (options.warm_prefix_cache && !options.enable_prefix_caching) {
+    throw flag_error("--warm-prefix-cache",
+                     "a warm prefix cache needs prefix caching (--enable-prefix-caching; on by "
+                     "default with the vllm-v1 scheduler)");
+  }
   if (s.cuda_graph_max_size < 0) {
     throw flag_error("--cuda-graph-sizes", "expected a non-negative integer, got " +
                                                std::to_string(s.cuda_graph_max_size));

@@ -68,6 +68,10 @@ struct SimOptions {
   // Prefix caching on the KV allocator: requests with prefix hashes share cached blocks and skip
   // their prefill compute. Off: prefix hashes are ignored.
   bool enable_prefix_caching = false;
+  // The prefix caches start warm: the server already served this workload's prompts (a benchmark
+  // repeated against the same server), so they hold its prompt blocks, as far as they have room.
+  // Needs prefix caching and a workload with prefix hashes (SimSetup::warm_prefixes).
+  bool warm_prefix_cache = false;
   // Allocator block size in tokens, used to split a workload's prefix blocks into the
   // allocator's blocks (the allocator itself is built with the same value).
   std::int64_t block_size = 16;

@@ -26,6 +26,33 @@ Replica::Replica(std::uint32_t index, const SimOptions& options,
 
 Replica::~Replica() = default;
 
+void Replica::warm_prefix(std::uint64_t id, std::int64_t prompt_tokens,
+                          std::span<const std::uint64_t> ids) {
+  memory::SeqInfo info;
+  info.id = id;
+  info.prompt_tokens = prompt_tokens;
+  info.final_tokens = prompt_tokens;
+  info.block_content_ids = ids;
+  if (allocator_->admit(info, prompt_tokens)) allocator_->free(id);
+}
+
+void Replica::end_warm_up() {
+  warm_up_prefix_stats_ = allocator_->stats().prefix_cache;
+  refresh_accounting();
+}
+
+memory::AllocatorStats Replica::allocator_stats() const {
+  memory::AllocatorStats s = allocator_->stats();
+  memory::PrefixCacheStats& p = s.prefix_cache;
+  const memory::PrefixCacheStats& w = warm_up_prefix_stats_;
+  p.queries -= w.queries;
+  p.query_blocks -= w.query_blocks;
+  p.hit_blocks -= w.hit_blocks;
+  p.query_tokens -= w.query_tokens;
+  p.hit_tokens -= w.hit_tokens;
+  return s;
+}
+
 std::int64_t Replica::num_outstanding() const {
   return static_cast<std::int64_t>(waiting_.size() + running_.size() + swapped_.size() +
                                    swapping_in_.size());

@@ -17,6 +17,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "common/int128.h"
@@ -86,6 +87,13 @@ class Replica {
   void finish_swap_in(RequestPool::Slot slot, TimeNs now);
   // Adds the current state × (now − last time) to the integrals.
   void advance_to(TimeNs now);
+  // Before the run (SimSetup::warm_prefixes): the prompt of `prompt_tokens` tokens with block
+  // content ids `ids` is admitted whole and freed, leaving its full blocks in the prefix cache
+  // (skipped when it does not fit). end_warm_up() then zeroes what the warm-up added to the
+  // prefix-cache statistics and refreshes the accounting.
+  void warm_prefix(std::uint64_t id, std::int64_t prompt_tokens,
+                   std::span<const std::uint64_t> ids);
+  void end_warm_up();
   // Closes the memory integrals at the end of the run (`now` >= every earlier time).
   void finish(TimeNs now);
 
@@ -103,7 +111,8 @@ class Replica {
   const memory::TimeWeightedAccounting& memory_over_time() const { return memory_time_; }
   std::int64_t capacity_slots() const { return capacity_slots_; }
   Bytes bytes_per_slot() const { return allocator_->bytes_per_slot(); }
-  memory::AllocatorStats allocator_stats() const { return allocator_->stats(); }
+  // The allocator's counters; the prefix-cache ones without the warm-up's.
+  memory::AllocatorStats allocator_stats() const;
   const ReplicaIntegrals& integrals() const { return integrals_; }
   std::int64_t max_running() const { return max_running_; }
   std::int64_t max_waiting() const { return max_waiting_; }
@@ -207,6 +216,7 @@ class Replica {
   std::int64_t preemptions_this_pass_ = 0;
 
   std::int64_t capacity_slots_ = 0;
+  memory::PrefixCacheStats warm_up_prefix_stats_;  // counted by warm_prefix, left out of stats
   // Σ (kv_tokens − kv_in_allocator) over requests on the GPU: token states the allocator still
   // counts as reservation (refresh_accounting moves them).
   std::int64_t deferred_tokens_ = 0;

@@ -269,6 +269,15 @@ void Simulator::build_replicas() {
                                                   setup_.make_allocator(), *setup_.cost_model, ctx,
                                                   clock));
   }
+  if (setup_.warm_prefixes != nullptr && opts_.warm_prefix_cache && opts_.enable_prefix_caching) {
+    std::vector<std::uint64_t> ids;
+    trace::RequestSpec spec;
+    while (setup_.warm_prefixes->next(spec)) {
+      expand_prefix_blocks(spec, opts_.block_size, ids);
+      for (auto& rep : replicas_) rep->warm_prefix(spec.id, spec.prompt_tokens, ids);
+    }
+    for (auto& rep : replicas_) rep->end_warm_up();
+  }
   const std::int64_t capacity = replicas_.front()->capacity_slots() * engines_;
   router_ = std::make_unique<Router>(opts_.router, opts_.num_replicas, capacity);
   loads_.resize(static_cast<std::size_t>(opts_.num_replicas));

@@ -36,6 +36,12 @@ struct SimSetup {
   // one virtual engine per stage (vLLM V0's virtual engines: own scheduler, 1/pp of the KV
   // blocks) whose steps share the stages (sim/pipeline_clock.h). Null: one engine per replica.
   const cost::PipelineCostModel* pipeline = nullptr;
+  // With options.warm_prefix_cache and prefix caching: the requests whose prompt blocks every
+  // engine's prefix cache holds when the run starts. Before the first event each prompt is
+  // admitted whole and freed, in order (an earlier run of the same requests leaves the cache
+  // so, its least recently used blocks evicted first when it is full); the warm-up counts in no
+  // metric or prefix-cache statistic. Read to its end once. Null: a cold cache.
+  trace::TraceReader* warm_prefixes = nullptr;
 };
 
 struct SimProgress {

@@ -93,3 +93,30 @@ TEST_CASE("kvsim validate on a vLLM benchmark JSON regenerates the client's arri
   CHECK(doc["metrics"]["itl_s"]["real"]["mean"].get<double>() == Approx(0.025));
   CHECK(doc["inputs"]["serving"]["engine"] == "vllm-v1");
 }
+
+TEST_CASE("kvsim validate --warm-prefix-cache: the replayed prompts start cached",
+          "[cli][validate]") {
+  const std::string dir = temp_dir();
+  const std::string exp = write_temp_file(dir, "vllm-3-2.exp", kExp);
+  const std::vector<std::string> base = {"validate", "--run",     exp,        "--model", "opt-13b",
+                                         "--gpu",    "a100-80gb", "--format", "json"};
+  const auto cold = run_kvsim(base);
+  std::vector<std::string> args = base;
+  args.push_back("--warm-prefix-cache");
+  const auto warm = run_kvsim(args);
+  REQUIRE(cold.exit_code == 0);
+  REQUIRE(warm.exit_code == 0);
+  const Json c = Json::parse(cold.out), w = Json::parse(warm.out);
+  CHECK(w["inputs"]["serving"]["warm_prefix_cache"] == true);
+  CHECK_FALSE(c["inputs"]["serving"].contains("warm_prefix_cache"));
+  // Every prompt's full 16-token blocks are cached (64, 32 and 128 tokens: all but the last
+  // block's last token), so each prefill is cheaper; decode is not.
+  CHECK(w["metrics"]["ttft_s"]["simulated"]["mean"].get<double>() <
+        c["metrics"]["ttft_s"]["simulated"]["mean"].get<double>());
+  // V0 (no prefix caching asked for) refuses a warm cache, at the flag.
+  args.insert(args.end(), {"--engine", "v0"});
+  const auto v0 = run_kvsim(args);
+  CHECK(v0.exit_code == 2);
+  CHECK(v0.err.find("--warm-prefix-cache: a warm prefix cache needs prefix caching") !=
+        std::string::npos);
+}

@@ -327,3 +327,41 @@ TEST_CASE("partial prefills: the default threshold, and who may use them", "[sim
   CHECK_THROWS_WITH(run_sim(opts, {}, cost, {}),
                     Catch::Contains("--max-long-partial-prefills: expected at most"));
 }
+
+TEST_CASE("A warm prefix cache holds the warm-up prompts; the warm-up counts in no statistic",
+          "[sim][warm]") {
+  FixedCostModel cost = recording_1ms();
+  sim::SimOptions opts = small_options(SchedulerKind::kVllmV1);
+  opts.scheduler.max_num_batched_tokens = 256;
+  opts.enable_prefix_caching = true;
+  opts.warm_prefix_cache = true;
+  opts.block_size = 16;
+  auto with_hashes = [](trace::RequestSpec s, std::uint64_t base) {
+    s.prefix_block_tokens = 16;
+    for (std::uint64_t k = 0; k < static_cast<std::uint64_t>(s.prompt_tokens / 16); ++k)
+      s.prefix_hashes.push_back(base + k);
+    return s;
+  };
+  const std::vector<trace::RequestSpec> specs = {with_hashes(spec(0, 0, 64, 1), 100),
+                                                 with_hashes(spec(1, 0, 40, 1), 200)};
+  VectorReader warm(specs);
+  sim::SimSetup setup;
+  setup.options = opts;
+  setup.cost_model = &cost;
+  setup.make_allocator = [] { return std::make_unique<FakeAllocator>(FakeAllocator::Options{}); };
+  setup.warm_prefixes = &warm;
+  VectorReader reader(specs);
+  const sim::SimResult r = sim::simulate(setup, reader);
+  REQUIRE(r.metrics.completed == 2);
+  // R0: 3 of its 4 blocks (the last token is always computed); R1: both full blocks.
+  CHECK(prefills_of(cost.seen[0]) == Chunks{{16, 48}, {8, 32}});
+  CHECK(r.prefix_query_tokens == 104);  // the two admissions of the run only
+  CHECK(r.prefix_hit_tokens == 80);
+  // Without the warm-up reader the cache starts cold.
+  FixedCostModel cold = recording_1ms();
+  setup.cost_model = &cold;
+  setup.warm_prefixes = nullptr;
+  VectorReader again(specs);
+  (void)sim::simulate(setup, again);
+  CHECK(prefills_of(cold.seen[0]) == Chunks{{64, 0}, {40, 0}});
+}
