@@ -194,6 +194,12 @@ PreparedPoint prepare_point(const config::ScenarioGridPoint& point,
   rp.inputs = report::inputs_json(p.resolved);
   rp.replicas = p.resolved.sim.num_replicas;
   rp.gpus_per_replica = d.tensor_parallel_size * d.pipeline_parallel_size;
+  if (p.resolved.sim.num_prefill_replicas > 0) {
+    // Disaggregated: the planner's replica is the whole prefill/decode group.
+    rp.replicas = 1;
+    rp.gpus_per_replica = p.resolved.sim.num_prefill_replicas * d.prefill_tensor_parallel_size +
+                          p.resolved.sim.num_replicas * d.tensor_parallel_size;
+  }
   rp.gpu_price_per_hour = d.hardware->price_per_hour;
   for (const auto& [gpu, usd] : prices) {
     if (gpu == s.deployment.gpu || gpu == d.hardware->name) rp.gpu_price_per_hour = usd;
@@ -253,7 +259,16 @@ std::string plan_point(const PreparedPoint& p, const plan::SearchOptions& search
   } catch (const Error& e) {
     return compact(plan::to_json(plan::error_record(e.message())));
   }
-  plan::PlanTarget target_i{built, p.resolved.sim, p.resolved.workload};
+  plan::PlanTarget target_i{built, p.resolved.sim, p.resolved.workload, nullptr, {}};
+  if (p.resolved.sim.num_prefill_replicas > 0) {
+    try {
+      target_i.prefill = std::make_shared<const sim::BuiltDeployment>(
+          sim::build_deployment(p.resolved.prefill_deployment_inputs(), p.resolved.sim));
+      target_i.prefill_pool = p.resolved.prefill_pool(*target_i.prefill);
+    } catch (const Error& e) {
+      return compact(plan::to_json(plan::error_record(e.message())));
+    }
+  }
   const plan::DeploymentPlan dp = plan::plan_deployment(target_i, {p.report.slo, search});
   plan::DeploymentRecord record = report::deployment_record(dp, p.report.slo);
   if (target && dp.at_max && dp.search.max_rate_rps > 0) {

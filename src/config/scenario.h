@@ -80,6 +80,11 @@ struct ScenarioDeployment {
   std::string engine = "v1";                          // v1|v0: memory accounting (--engine)
   std::optional<std::int64_t> kv_cache_memory_bytes;  // vLLM's KV-cache bytes override (v1)
   std::optional<std::int64_t> num_gpu_blocks_override;  // vLLM's blocks override (v1)
+  // Disaggregated serving: the prefill instances' tensor-parallel size (0: tensor_parallel_size)
+  // and the link their KV crosses to the decode instances (nullopt: the GPU's).
+  std::int64_t prefill_tensor_parallel_size = 0;
+  std::optional<double> kv_transfer_bandwidth_gb_s;
+  std::optional<double> kv_transfer_latency_us;
 };
 
 struct Scenario {

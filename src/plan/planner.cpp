@@ -41,6 +41,10 @@ Probe run_probe(const PlanTarget& target, const sim::SloOptions& slo, double bas
   sim::SimOptions options = target.options;
   options.slo = slo;
   sim::SimSetup setup = target.deployment->setup(options);
+  if (options.num_prefill_replicas > 0) {
+    setup.prefill = target.prefill_pool;
+    setup.prefill.num_replicas = options.num_prefill_replicas;
+  }
   const auto warm = options.warm_prefix_cache ? target.workload->open(p.rate_scale) : nullptr;
   setup.warm_prefixes = warm.get();
   p.result = sim::simulate(setup, *reader);
@@ -94,7 +98,12 @@ TargetSizing size_for_target(const PlanTarget& target, const sim::SloOptions& sl
   sizing.estimate = estimate;
   PlanTarget scaled = target;
   auto holds = [&](std::int64_t n) {
-    scaled.options.num_replicas = n;
+    if (target.options.num_prefill_replicas > 0) {  // n copies of the prefill/decode group
+      scaled.options.num_replicas = n * target.options.num_replicas;
+      scaled.options.num_prefill_replicas = n * target.options.num_prefill_replicas;
+    } else {
+      scaled.options.num_replicas = n;
+    }
     const Probe p = run_probe(scaled, slo, base_rate_rps, target_rate_rps);
     sizing.checks.push_back({n, p.verdict.ok(), p.verdict.ok() ? "" : p.verdict.limiting});
     return p.verdict.ok();

@@ -29,6 +29,11 @@ struct PlanTarget {
   sim::SimOptions options;  // replicas, scheduler, ... (slo is set from PlanSettings)
   // At its own rate (the base of the scaling); built once, reopened by every probe.
   std::shared_ptr<const trace::Workload> workload;
+  // Disaggregated serving (options.num_prefill_replicas > 0): the prefill instances' deployment
+  // and pool (its num_replicas is options'); the unit the planner replicates is then the whole
+  // group of options.num_prefill_replicas prefill and options.num_replicas decode instances.
+  std::shared_ptr<const sim::BuiltDeployment> prefill;
+  sim::SimSetup::PrefillPool prefill_pool;
 };
 
 struct PlanSettings {

@@ -57,6 +57,22 @@ Json serving_inputs_json(const run::ResolvedScenario& s) {
   serving["watermark"] = s.watermark;
   add_sim_serving_json(serving, s.sim);
   add_parallel_links_json(serving, s.deployment);
+  if (s.sim.num_prefill_replicas > 0) {
+    // The prefill pool; the link is what the simulator prices (resolve.h, prefill_pool).
+    const run::Deployment& d = s.deployment;
+    Json dis;
+    dis["prefill_replicas"] = s.sim.num_prefill_replicas;
+    dis["prefill_tensor_parallel_size"] = d.prefill_tensor_parallel_size;
+    dis["decode_replicas"] = s.sim.num_replicas;
+    dis["decode_tensor_parallel_size"] = d.tensor_parallel_size;
+    dis["gpus"] = s.sim.num_prefill_replicas * d.prefill_tensor_parallel_size +
+                  s.sim.num_replicas * d.tensor_parallel_size;
+    dis["kv_transfer_bandwidth_bytes_per_s"] =
+        d.kv_transfer_bandwidth ? Json(*d.kv_transfer_bandwidth) : Json(nullptr);
+    dis["kv_transfer_latency_s"] =
+        d.kv_transfer_latency_s ? Json(*d.kv_transfer_latency_s) : Json(nullptr);
+    serving["disaggregation"] = dis;
+  }
   if (s.cost.kind == cost::CostModelKind::kLinear) {
     // The scenario file's own keys and units (cost_model: {kind: linear, base_us: ...}).
     const cost::LinearCostParams& p = s.cost.linear;
@@ -90,7 +106,14 @@ std::string deployment_label(const run::ResolvedScenario& s) {
     out = std::to_string(d.tensor_parallel_size) + " × " + gpu + " × " +
           std::to_string(d.pipeline_parallel_size) + " pipeline stages per replica";
   }
-  if (s.sim.num_replicas > 1) out += ", " + std::to_string(s.sim.num_replicas) + " replicas";
+  if (s.sim.num_prefill_replicas > 0) {
+    out = std::to_string(s.sim.num_prefill_replicas) + " prefill × " +
+          std::to_string(d.prefill_tensor_parallel_size) + " + " +
+          std::to_string(s.sim.num_replicas) + " decode × " +
+          std::to_string(d.tensor_parallel_size) + " " + gpu + " (disaggregated)";
+  } else if (s.sim.num_replicas > 1) {
+    out += ", " + std::to_string(s.sim.num_replicas) + " replicas";
+  }
   out += "; " + std::string(memory::allocator_kind_name(s.allocator)) + " allocator, " +
          std::string(sim::scheduler_name(s.sim.scheduler.kind)) + " scheduler";
   return out;

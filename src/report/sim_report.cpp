@@ -144,6 +144,13 @@ Json summary_json(const sim::SimResult& result, const sim::SloOptions& slo) {
   s["sequence_steps"] = m.num_sequence_steps;
   s["swap_out_bytes"] = m.swap_out_bytes;
   s["swap_in_bytes"] = m.swap_in_bytes;
+  if (m.kv_transfer.count() > 0) {
+    // Disaggregated serving: first token (prefill) to KV arrival at the decode pool.
+    Json t = latency_json(m.kv_transfer);
+    t["count"] = m.kv_transfer.count();
+    t["bytes"] = m.kv_transfer_bytes;
+    s["kv_transfer_s"] = t;
+  }
   s["percentile_method"] = kPercentileMethod;
   return s;
 }

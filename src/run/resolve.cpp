@@ -147,6 +147,17 @@ Deployment resolve_deployment(const config::ScenarioDeployment& given, GpuRequir
     if (v0) throw flag_error("--num-gpu-blocks-override", "needs --engine v1");
     d.num_gpu_blocks_override = given.num_gpu_blocks_override;
   }
+  d.prefill_tensor_parallel_size = given.prefill_tensor_parallel_size > 0
+                                       ? given.prefill_tensor_parallel_size
+                                       : d.tensor_parallel_size;
+  if (const std::string p = model::tensor_parallel_problem(d.model, d.prefill_tensor_parallel_size);
+      !p.empty()) {
+    throw flag_error("--prefill-tensor-parallel-size", p);
+  }
+  if (given.kv_transfer_bandwidth_gb_s) {
+    d.kv_transfer_bandwidth = *given.kv_transfer_bandwidth_gb_s * 1e9;
+  }
+  if (given.kv_transfer_latency_us) d.kv_transfer_latency_s = *given.kv_transfer_latency_us * 1e-6;
   return d;
 }
 
@@ -200,6 +211,39 @@ void apply_engine_defaults(const config::Scenario& s, const Deployment& d, sim::
 }
 
 }  // namespace
+
+sim::DeploymentInputs ResolvedScenario::prefill_deployment_inputs() const {
+  sim::DeploymentInputs in = deployment_inputs();
+  in.tensor_parallel_size = deployment.prefill_tensor_parallel_size;
+  return in;
+}
+
+sim::SimSetup::PrefillPool ResolvedScenario::prefill_pool(
+    const sim::BuiltDeployment& prefill) const {
+  const Deployment& d = deployment;
+  const model::HardwareSpec& hw = *d.hardware;
+  const std::int64_t gpus = sim.num_prefill_replicas * d.prefill_tensor_parallel_size +
+                            sim.num_replicas * d.tensor_parallel_size;
+  model::Link link =
+      gpus <= hw.gpus_per_node ? model::intranode_link(hw) : model::internode_link(hw);
+  if (d.kv_transfer_bandwidth) link.bandwidth = *d.kv_transfer_bandwidth;
+  if (d.kv_transfer_latency_s) link.latency_s = *d.kv_transfer_latency_s;
+  if (!(link.bandwidth > 0)) {
+    throw flag_error("--kv-transfer-bandwidth-gb-s",
+                     std::string("the prefill and decode instances (") + std::to_string(gpus) +
+                         " GPUs) cross the " + link.name + " link, which " + hw.name +
+                         " does not give (" + link.field + "): give the KV link's bandwidth");
+  }
+  const std::int64_t streams = std::min(d.prefill_tensor_parallel_size, d.tensor_parallel_size);
+  sim::SimSetup::PrefillPool pool;
+  pool.num_replicas = sim.num_prefill_replicas;
+  pool.cost_model = &prefill.cost_model();
+  pool.make_allocator = prefill.setup(sim).make_allocator;
+  pool.bytes_per_token = model::kv_bytes_per_token(d.model, d.kv_format, 1);
+  pool.bandwidth = link.bandwidth * static_cast<double>(streams);
+  pool.latency_s = link.latency_s;
+  return pool;
+}
 
 ResolvedScenario resolve_scenario(const config::Scenario& s, const ResolveOptions& options) {
   ResolvedScenario r;

@@ -49,6 +49,11 @@ struct Deployment {
   model::MemoryEngine engine = model::MemoryEngine::kVllmV1;
   std::optional<Bytes> kv_cache_memory_bytes;           // vLLM's override (v1)
   std::optional<std::int64_t> num_gpu_blocks_override;  // vLLM's override (v1)
+  // Disaggregated serving: GPUs per prefill instance (checked against the model), and the KV
+  // link's overrides.
+  std::int64_t prefill_tensor_parallel_size = 1;
+  std::optional<double> kv_transfer_bandwidth;  // bytes/s per GPU
+  std::optional<double> kv_transfer_latency_s;
 
   // The budget options; V1's profile runs `max_num_batched_tokens` tokens and `max_num_seqs`
   // sampler rows (0 = vllm serve's defaults for the GPU).
@@ -80,6 +85,14 @@ struct ResolvedScenario {
 
   // The deployment builder's inputs (sim::build_deployment); they point into this object.
   sim::DeploymentInputs deployment_inputs() const;
+  // Disaggregated serving (sim.num_prefill_replicas > 0): the prefill instances' builder inputs
+  // (deployment_inputs() at the prefill tensor-parallel size), and the pool the simulator runs
+  // from `prefill` (built from them; must outlive the run): its KV moves over
+  // min(prefill TP, decode TP) parallel streams of the link — the GPU's NVLink when every
+  // instance fits one node, else its inter-node link — or the overrides; an inter-node link
+  // without a bandwidth is an error (--kv-transfer-bandwidth-gb-s).
+  sim::DeploymentInputs prefill_deployment_inputs() const;
+  sim::SimSetup::PrefillPool prefill_pool(const sim::BuiltDeployment& prefill) const;
 };
 
 struct ResolveOptions {

@@ -1,6 +1,7 @@
 #include "run/run.h"
 
 #include <memory>
+#include <optional>
 
 #include "model/pipeline.h"
 
@@ -10,6 +11,11 @@ RunResult run(const ResolvedScenario& scenario, sim::SimObserver* observer) {
   const sim::BuiltDeployment built =
       sim::build_deployment(scenario.deployment_inputs(), scenario.sim);
   sim::SimSetup setup = built.setup(scenario.sim);
+  std::optional<sim::BuiltDeployment> prefill;
+  if (scenario.sim.num_prefill_replicas > 0) {
+    prefill = sim::build_deployment(scenario.prefill_deployment_inputs(), scenario.sim);
+    setup.prefill = scenario.prefill_pool(*prefill);
+  }
   const std::unique_ptr<trace::TraceReader> reader = scenario.workload->open();
   // A second pass over the same requests warms the prefix caches.
   const std::unique_ptr<trace::TraceReader> warm =

@@ -14,17 +14,18 @@
 namespace kvsim::sim {
 
 enum class EventKind : std::uint8_t {
-  kArrival,     // the next request of the workload arrives
-  kStepEnd,     // a replica's engine step finishes
-  kSwapInDone,  // a swapped-out request's KV is back on the GPU
+  kArrival,         // the next request of the workload arrives
+  kStepEnd,         // a replica's engine step finishes
+  kSwapInDone,      // a swapped-out request's KV is back on the GPU
+  kKvTransferDone,  // disaggregated: a prompt's KV has reached its decode instance
 };
 
 struct Event {
   TimeNs time = 0;
   std::uint64_t seq = 0;  // tie-breaker: push order within one run
   EventKind kind = EventKind::kArrival;
-  std::uint32_t replica = 0;  // kStepEnd, kSwapInDone
-  std::uint32_t request = 0;  // kSwapInDone: request slot
+  std::uint32_t replica = 0;  // kStepEnd, kSwapInDone, kKvTransferDone (the sender)
+  std::uint32_t request = 0;  // kSwapInDone, kKvTransferDone: request slot
 };
 
 class EventQueue {

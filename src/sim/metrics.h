@@ -52,6 +52,10 @@ struct Metrics {
   std::int64_t num_step_tokens = 0;     // Σ tokens computed over steps
   Bytes swap_out_bytes = 0;
   Bytes swap_in_bytes = 0;
+  // Disaggregated serving: each prompt's KV moved from its prefill to its decode instance (the
+  // time from the first token to the end of the transfer, link queueing included), and bytes.
+  LatencyHistogram kv_transfer;
+  Bytes kv_transfer_bytes = 0;
 
   std::int64_t rejected() const {
     return rejected_prompt_too_long + rejected_too_long + rejected_never_fits;

@@ -63,6 +63,9 @@ struct SchedulerOptions {
 
 struct SimOptions {
   std::int64_t num_replicas = 1;  // copies of the deployment behind the router
+  // Disaggregated serving: prefill-only replicas in front of the num_replicas (decode) replicas
+  // (SimSetup::prefill); 0 = aggregated serving.
+  std::int64_t num_prefill_replicas = 0;
   SchedulerOptions scheduler;
   RouterKind router = RouterKind::kRoundRobin;
   // Prefix caching on the KV allocator: requests with prefix hashes share cached blocks and skip

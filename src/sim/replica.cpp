@@ -64,7 +64,17 @@ double Replica::kv_usage() const {
 }
 
 bool Replica::holds_nothing() const {
-  return running_.empty() && swapping_in_.empty() && held_.empty();
+  return running_.empty() && swapping_in_.empty() && held_.empty() && transferring_.empty();
+}
+
+void Replica::release_transferred(RequestPool::Slot slot, TimeNs now) {
+  advance_to(now);
+  now_ = now;
+  const auto it = std::find(transferring_.begin(), transferring_.end(), slot);
+  KVSIM_ASSERT(it != transferring_.end(), "only a handed-off request completes a transfer");
+  transferring_.erase(it);
+  release_kv(request(slot));
+  refresh_accounting();
 }
 
 memory::SeqInfo Replica::seq_info(const Request& r, bool with_prefix) const {
@@ -224,7 +234,9 @@ void Replica::finish_step(TimeNs now) {
       KVSIM_ASSERT(r.computed <= r.kv_tokens, "decode writes into room it holds");
     }
     produce_token(item.request, now);
-    any_finished = any_finished || r.state == RequestState::kFinished;
+    if (prefill_only_ && r.state == RequestState::kDecode) r.state = RequestState::kTransferring;
+    any_finished = any_finished || r.state == RequestState::kFinished ||
+                   r.state == RequestState::kTransferring;
   }
   flush_token_gaps();
   if (!any_finished) return;
@@ -233,6 +245,11 @@ void Replica::finish_step(TimeNs now) {
   std::size_t kept = 0;
   for (std::size_t i = 0; i < running_.size(); ++i) {
     const RequestPool::Slot slot = running_[i];
+    if (request(slot).state == RequestState::kTransferring) {
+      transferring_.push_back(slot);
+      ctx_.sink->on_prefill_done(slot);
+      continue;
+    }
     if (request(slot).state != RequestState::kFinished) {
       running_[kept++] = slot;
       continue;
@@ -300,13 +317,17 @@ AdmitStatus Replica::try_admit(RequestPool::Slot slot, std::int64_t num_tokens,
   r.kv_tokens = num_tokens;
   r.kv_in_allocator = num_tokens;
   note_told(r);
-  *cached_tokens = std::clamp<std::int64_t>(result->cached_tokens, 0, num_tokens);
+  // Transferred KV (disaggregated serving) is present like a prefix-cache hit.
+  *cached_tokens =
+      std::clamp<std::int64_t>(std::max(result->cached_tokens, r.kv_received), 0, num_tokens);
   return AdmitStatus::kAdmitted;
 }
 
 std::int64_t Replica::cached_prefix(RequestPool::Slot slot, std::int64_t num_tokens) const {
-  if (!options_.enable_prefix_caching) return 0;
-  return allocator_->cached_prefix_tokens(seq_info((*ctx_.pool)[slot], true), num_tokens);
+  const Request& r = (*ctx_.pool)[slot];
+  const std::int64_t received = std::min(r.kv_received, num_tokens);
+  if (!options_.enable_prefix_caching) return received;
+  return std::max(received, allocator_->cached_prefix_tokens(seq_info(r, true), num_tokens));
 }
 
 void Replica::undo_admit(RequestPool::Slot slot) {
@@ -339,6 +360,7 @@ void Replica::requeue_for_recompute(RequestPool::Slot slot) {
   Request& r = request(slot);
   release_kv(r);
   r.computed = 0;
+  r.kv_received = 0;  // a disaggregated request's transferred KV is gone too
   r.state = RequestState::kWaiting;
   waiting_.push_front(slot);
 }
@@ -355,7 +377,8 @@ void Replica::start_running(RequestPool::Slot slot, std::int64_t cached_tokens) 
   // The last prompt token is always computed (its logits give the next token).
   const std::int64_t hit = std::min(cached_tokens, r.prefill_target);
   r.computed = std::min(hit, r.prefill_target - 1);
-  r.cached_tokens += hit;
+  r.cached_tokens += std::max<std::int64_t>(0, hit - r.kv_received);  // prefix-cache hits only
+  r.kv_received = 0;
   if (r.first_scheduled_ns < 0) {
     r.first_scheduled_ns = now_;
     ctx_.metrics->on_first_scheduled(r);

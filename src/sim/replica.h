@@ -5,7 +5,8 @@
 //
 // Invariants:
 //   - every live request of this replica is in exactly one of waiting, running, swapped,
-//     swapping-in (counted) or held (static batching's finished rows);
+//     swapping-in (counted), held (static batching's finished rows) or transferring (a
+//     prefill-only replica's handed-off requests, whose KV it still holds);
 //   - running is in admission order (newest last: the preemption victim);
 //   - a request holds GPU room iff it is running, swapping in or held (and host room while
 //     swapped); kv_tokens is that room in tokens, and computed <= kv_tokens;
@@ -45,6 +46,9 @@ class RequestSink {
   virtual void on_request_end(RequestPool::Slot slot, bool keep) = 0;
   // A kept slot may now be released.
   virtual void on_release(RequestPool::Slot slot) = 0;
+  // Disaggregated serving: a prefill-only replica has produced `slot`'s first token; its KV stays
+  // there (Replica::release_transferred) until the sink has moved it to a decode instance.
+  virtual void on_prefill_done(RequestPool::Slot slot) { (void)slot; }
 };
 
 // Time integrals of one replica's queue lengths, in requests × ns.
@@ -94,6 +98,13 @@ class Replica {
   void warm_prefix(std::uint64_t id, std::int64_t prompt_tokens,
                    std::span<const std::uint64_t> ids);
   void end_warm_up();
+  // Disaggregated serving: this replica only prefills. A request that has produced its first
+  // token and has more to produce leaves the running batch (kTransferring, its KV kept) and is
+  // handed to the sink (RequestSink::on_prefill_done).
+  void set_prefill_only() { prefill_only_ = true; }
+  bool prefill_only() const { return prefill_only_; }
+  // The transfer of `slot`'s KV has completed: its room is freed here.
+  void release_transferred(RequestPool::Slot slot, TimeNs now);
   // Closes the memory integrals at the end of the run (`now` >= every earlier time).
   void finish(TimeNs now);
 
@@ -134,6 +145,7 @@ class Replica {
     for (RequestPool::Slot s : running_) fn(s);
     for (RequestPool::Slot s : swapped_) fn(s);
     for (RequestPool::Slot s : swapping_in_) fn(s);
+    for (RequestPool::Slot s : transferring_) fn(s);
   }
   StepPlan& plan() { return plan_; }
   // Nothing on the GPU: no running, swapping-in or held request.
@@ -207,6 +219,8 @@ class Replica {
   std::deque<RequestPool::Slot> swapped_;
   std::vector<RequestPool::Slot> held_;
   std::vector<RequestPool::Slot> swapping_in_;
+  std::vector<RequestPool::Slot> transferring_;  // prefill-only: handed off, KV still held
+  bool prefill_only_ = false;
   std::vector<RequestPool::Slot>
       pending_swap_ins_;  // issued in this pass; link time assigned after
 

@@ -18,6 +18,8 @@ const char* request_state_name(RequestState state) {
       return "swapped";
     case RequestState::kSwappingIn:
       return "swapping_in";
+    case RequestState::kTransferring:
+      return "transferring";
     case RequestState::kFinished:
       return "finished";
     case RequestState::kRejected:

@@ -17,13 +17,14 @@
 namespace kvsim::sim {
 
 enum class RequestState : std::uint8_t {
-  kWaiting,     // queued (new, or preempted by recompute)
-  kPrefill,     // running, computing its prompt (or re-computing prompt + output so far)
-  kDecode,      // running, one token per step
-  kSwapped,     // preempted by swap: its KV is in host memory
-  kSwappingIn,  // its KV is being copied back; GPU room already taken
-  kFinished,    // every output token produced
-  kRejected,    // never served
+  kWaiting,       // queued (new, or preempted by recompute)
+  kPrefill,       // running, computing its prompt (or re-computing prompt + output so far)
+  kDecode,        // running, one token per step
+  kSwapped,       // preempted by swap: its KV is in host memory
+  kSwappingIn,    // its KV is being copied back; GPU room already taken
+  kTransferring,  // disaggregated: prefilled; its KV is on its way to a decode instance
+  kFinished,      // every output token produced
+  kRejected,      // never served
 };
 
 enum class RejectReason : std::uint8_t {
@@ -65,6 +66,9 @@ struct Request {
   std::int64_t cached_tokens = 0;  // prefix-cache hits over all admissions
   std::int32_t num_preemptions = 0;
   Bytes swap_bytes = 0;  // kSwapped, kSwappingIn: bytes the last swap moved
+  // Disaggregated serving: leading tokens whose KV came from the prefill instance, present when
+  // a decode instance admits it (consumed by that admission; lost on recompute).
+  std::int64_t kv_received = 0;
 
   std::int64_t final_tokens() const { return prompt_tokens + output_tokens; }
 };

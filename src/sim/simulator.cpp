@@ -87,6 +87,7 @@ class Simulator final : public RequestSink {
     if (held_by_client_) send_held();
   }
   void on_release(RequestPool::Slot slot) override { pool_.release(slot); }
+  void on_prefill_done(RequestPool::Slot slot) override;
 
  private:
   bool read_next();
@@ -102,6 +103,10 @@ class Simulator final : public RequestSink {
   void schedule_next();
   void send_held();  // a client is free: the held request goes out at max(its time, now_)
   void mark(std::uint32_t replica);
+  // Disaggregated serving: a prompt's KV has reached the decode pool; it joins a decode replica.
+  void on_kv_transfer_done(const Event& e, TimeNs now);
+  // The decode replicas start at this index (the prefill replicas come first).
+  std::uint32_t first_decode() const { return static_cast<std::uint32_t>(num_prefill_); }
   // The engine of replica `group` a new request joins: with virtual engines (pipeline
   // parallelism), the one with the fewest unfinished requests (the lowest of equals), as vLLM V0.
   std::uint32_t engine_for(std::uint32_t group) const;
@@ -117,6 +122,12 @@ class Simulator final : public RequestSink {
   // One per engine: num_replicas × engines_, replica r's engines at [r × engines_, ...).
   std::vector<std::unique_ptr<Replica>> replicas_;
   std::int64_t engines_ = 1;  // virtual engines per replica (its pipeline stages)
+  // Disaggregated serving: the prefill replicas (replicas_[0, num_prefill_)), their router and
+  // when each one's outgoing link is free.
+  std::int64_t num_prefill_ = 0;
+  std::unique_ptr<Router> prefill_router_;
+  std::vector<ReplicaLoad> prefill_loads_;
+  std::vector<TimeNs> send_free_;
   std::vector<std::unique_ptr<PipelineClock>> clocks_;  // one per replica with a pipeline
   std::unique_ptr<Router> router_;
   std::vector<ReplicaLoad> loads_;
@@ -173,7 +184,12 @@ void Simulator::on_arrival(TimeNs now) {
   if (opts_.enable_prefix_caching) expand_prefix_blocks(next_, opts_.block_size, r.block_ids);
   ++metrics_.arrived;
   std::uint32_t target = 0;
-  if (engines_ > 1) {
+  if (num_prefill_ > 0) {
+    for (std::size_t i = 0; i < prefill_loads_.size(); ++i) {
+      prefill_loads_[i] = ReplicaLoad{replicas_[i]->num_outstanding(), replicas_[i]->kv_usage()};
+    }
+    target = prefill_router_->route(next_, prefill_loads_);
+  } else if (engines_ > 1) {
     if (loads_.size() > 1) {
       for (std::size_t g = 0; g < loads_.size(); ++g) {
         ReplicaLoad load;
@@ -224,6 +240,40 @@ void Simulator::send_held() {
   events_.push(next_.arrival_ns, EventKind::kArrival);
 }
 
+void Simulator::on_prefill_done(RequestPool::Slot slot) {
+  const Request& r = pool_[slot];
+  const std::size_t from = r.replica;
+  // The tokens whose KV exists: the prompt (and any output recomputed with it).
+  const auto bytes = static_cast<Bytes>(r.computed) * setup_.prefill.bytes_per_token;
+  const TimeNs send_ns = std::llround(
+      (setup_.prefill.latency_s + static_cast<double>(bytes) / setup_.prefill.bandwidth) * 1e9);
+  send_free_[from] = std::max(send_free_[from], now_) + send_ns;
+  metrics_.kv_transfer_bytes += bytes;
+  events_.push(send_free_[from], EventKind::kKvTransferDone, r.replica, slot);
+}
+
+void Simulator::on_kv_transfer_done(const Event& e, TimeNs now) {
+  replicas_[e.replica]->release_transferred(e.request, now);
+  mark(e.replica);
+  Request& r = pool_[e.request];
+  metrics_.kv_transfer.add(now - r.first_token_ns);
+  r.kv_received = r.computed;
+  std::uint32_t target = first_decode();
+  if (opts_.num_replicas > 1) {
+    for (std::size_t i = 0; i < loads_.size(); ++i) {
+      const Replica& rep = *replicas_[first_decode() + i];
+      loads_[i] = ReplicaLoad{rep.num_outstanding(), rep.kv_usage()};
+    }
+    trace::RequestSpec spec;  // the decode router sees its lengths, not its prefix
+    spec.id = r.id;
+    spec.prompt_tokens = r.prompt_tokens;
+    spec.output_tokens = r.output_tokens;
+    target += router_->route(spec, loads_);
+  }
+  mark(target);
+  replicas_[target]->enqueue(e.request, now);
+}
+
 std::uint32_t Simulator::engine_for(std::uint32_t group) const {
   const auto first = static_cast<std::uint32_t>(group * engines_);
   std::uint32_t best = first;
@@ -246,7 +296,8 @@ TimelinePoint Simulator::current_state() const {
     sum.external_fragmentation += a.external_fragmentation;
     sum.free += a.free;
   }
-  const auto n = static_cast<Bytes>(opts_.num_replicas);  // a replica's engines share its GPUs
+  // A replica's engines share its GPUs; prefill replicas count as replicas.
+  const auto n = static_cast<Bytes>(opts_.num_replicas + num_prefill_);
   p.used_bytes = sum.used() / n;
   p.reserved_bytes = sum.reservation / n;
   p.free_bytes = (sum.free + sum.external_fragmentation) / n;
@@ -259,15 +310,33 @@ TimelinePoint Simulator::current_state() const {
 void Simulator::build_replicas() {
   const Replica::Context ctx{&pool_, &metrics_, &events_, this};
   engines_ = setup_.pipeline ? setup_.pipeline->num_stages() : 1;
+  num_prefill_ = setup_.prefill.num_replicas;
+  if (num_prefill_ > 0) {
+    if (setup_.pipeline) {
+      throw Error(ErrorLocation{"", 0, 0, "--prefill-replicas"},
+                  "disaggregated serving with pipeline parallelism is not modelled; use "
+                  "--pipeline-parallel-size 1");
+    }
+    for (std::int64_t i = 0; i < num_prefill_; ++i) {
+      replicas_.push_back(std::make_unique<Replica>(static_cast<std::uint32_t>(i), opts_,
+                                                    setup_.prefill.make_allocator(),
+                                                    *setup_.prefill.cost_model, ctx));
+      replicas_.back()->set_prefill_only();
+    }
+    prefill_router_ =
+        std::make_unique<Router>(opts_.router, num_prefill_, replicas_.front()->capacity_slots());
+    prefill_loads_.resize(static_cast<std::size_t>(num_prefill_));
+    send_free_.assign(static_cast<std::size_t>(num_prefill_), 0);
+  }
   for (std::int64_t i = 0; i < opts_.num_replicas * engines_; ++i) {
     PipelineClock* clock = nullptr;
     if (setup_.pipeline) {
       if (i % engines_ == 0) clocks_.push_back(std::make_unique<PipelineClock>(*setup_.pipeline));
       clock = clocks_.back().get();
     }
-    replicas_.push_back(std::make_unique<Replica>(static_cast<std::uint32_t>(i), opts_,
-                                                  setup_.make_allocator(), *setup_.cost_model, ctx,
-                                                  clock));
+    replicas_.push_back(std::make_unique<Replica>(static_cast<std::uint32_t>(num_prefill_ + i),
+                                                  opts_, setup_.make_allocator(),
+                                                  *setup_.cost_model, ctx, clock));
   }
   if (setup_.warm_prefixes != nullptr && opts_.warm_prefix_cache && opts_.enable_prefix_caching) {
     std::vector<std::uint64_t> ids;
@@ -278,7 +347,7 @@ void Simulator::build_replicas() {
     }
     for (auto& rep : replicas_) rep->end_warm_up();
   }
-  const std::int64_t capacity = replicas_.front()->capacity_slots() * engines_;
+  const std::int64_t capacity = replicas_[first_decode()]->capacity_slots() * engines_;
   router_ = std::make_unique<Router>(opts_.router, opts_.num_replicas, capacity);
   loads_.resize(static_cast<std::size_t>(opts_.num_replicas));
   is_dirty_.assign(replicas_.size(), 0);
@@ -296,6 +365,9 @@ void Simulator::dispatch(const Event& e, TimeNs now) {
     case EventKind::kSwapInDone:
       replicas_[e.replica]->finish_swap_in(e.request, now);
       mark(e.replica);
+      break;
+    case EventKind::kKvTransferDone:
+      on_kv_transfer_done(e, now);
       break;
   }
 }
@@ -347,9 +419,11 @@ void Simulator::count_unfinished(SimResult& result, TimeNs end, bool hit_limit) 
 void Simulator::collect_replicas(SimResult& result) const {
   result.num_replicas = opts_.num_replicas;
   // A replica's engines (pipeline parallelism) together hold its GPUs' KV cache.
-  result.capacity_slots = replicas_.front()->capacity_slots() * engines_;
-  result.bytes_per_slot = replicas_.front()->bytes_per_slot();
-  result.capacity_bytes = replicas_.front()->accounting().capacity * static_cast<Bytes>(engines_);
+  // Disaggregated: a decode replica's.
+  const Replica& one = *replicas_[first_decode()];
+  result.capacity_slots = one.capacity_slots() * engines_;
+  result.bytes_per_slot = one.bytes_per_slot();
+  result.capacity_bytes = one.accounting().capacity * static_cast<Bytes>(engines_);
   Bytes group_peak = 0;
   std::int64_t group_completed = 0;
   ReplicaIntegrals sum;

@@ -36,6 +36,23 @@ struct SimSetup {
   // one virtual engine per stage (vLLM V0's virtual engines: own scheduler, 1/pp of the KV
   // blocks) whose steps share the stages (sim/pipeline_clock.h). Null: one engine per replica.
   const cost::PipelineCostModel* pipeline = nullptr;
+  // Disaggregated serving (DistServe; vLLM's prefill/decode instances): `prefill.num_replicas`
+  // prefill-only replicas, with their own step costs and KV allocators, take every arrival
+  // (routed among them by options.router); each request that has more than its first token to
+  // produce then has its KV moved to one of the options.num_replicas decode replicas (the least
+  // loaded, by options.router's measure; round-robin stays round-robin), which admits it as soon
+  // as it has room for that KV and decodes it. A prefill replica sends one prompt at a time:
+  // latency_s + prompt tokens × bytes_per_token / bandwidth, queued behind its earlier sends; it
+  // frees the KV when the transfer ends. TTFT is the first token on the prefill replica.
+  struct PrefillPool {
+    std::int64_t num_replicas = 0;  // 0: aggregated serving
+    const cost::CostModel* cost_model = nullptr;
+    std::function<std::unique_ptr<memory::Allocator>()> make_allocator;
+    Bytes bytes_per_token = 0;  // KV moved per prompt token (all parallel streams)
+    double bandwidth = 0;       // bytes/s over all parallel streams; > 0
+    double latency_s = 0;
+  };
+  PrefillPool prefill;
   // With options.warm_prefix_cache and prefix caching: the requests whose prompt blocks every
   // engine's prefix cache holds when the run starts. Before the first event each prompt is
   // admitted whole and freed, in order (an earlier run of the same requests leaves the cache

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/error.h"
+#include "common/rng.h"
 #include "sim/sim_test_util.h"
 
 using namespace kvsim;
@@ -280,4 +281,146 @@ TEST_CASE("A closed loop under a time limit accounts for the held request", "[si
   CHECK(run.result.metrics.completed == 1);
   CHECK(run.result.metrics.arrived == 2);
   CHECK(run.result.requests_unfinished == 2);  // R1 in flight, R2 held by the client
+}
+
+namespace {
+
+// One prefill replica in front of one decode replica: 1 ms steps on both, 1,000 B of KV per
+// token over a 1 MB/s link with 0.5 ms latency.
+struct DisaggregatedRun {
+  FixedCostModel prefill_cost, decode_cost;
+  std::vector<std::shared_ptr<AllocStats>> prefill_stats, decode_stats;
+  sim::SimResult result;
+  std::map<std::uint64_t, sim::Request> ended;
+
+  DisaggregatedRun(std::vector<trace::RequestSpec> specs, std::int64_t decode_blocks,
+                   std::int64_t prefill_replicas = 1) {
+    prefill_cost.per_step_ns = kMs;
+    prefill_cost.record = true;
+    decode_cost.per_step_ns = kMs;
+    decode_cost.record = true;
+    sim::SimSetup setup;
+    setup.options = small_options(SchedulerKind::kVllm);
+    setup.cost_model = &decode_cost;
+    setup.make_allocator = [this, decode_blocks]() -> std::unique_ptr<memory::Allocator> {
+      decode_stats.push_back(std::make_shared<AllocStats>());
+      FakeAllocator::Options o;
+      o.num_blocks = decode_blocks;
+      return std::make_unique<FakeAllocator>(o, decode_stats.back());
+    };
+    setup.prefill.num_replicas = prefill_replicas;
+    setup.prefill.cost_model = &prefill_cost;
+    setup.prefill.make_allocator = [this]() -> std::unique_ptr<memory::Allocator> {
+      prefill_stats.push_back(std::make_shared<AllocStats>());
+      return std::make_unique<FakeAllocator>(FakeAllocator::Options{}, prefill_stats.back());
+    };
+    setup.prefill.bytes_per_token = 1000;
+    setup.prefill.bandwidth = 1e6;
+    setup.prefill.latency_s = 0.5e-3;
+    VectorReader reader(std::move(specs));
+    SimRun run;
+    RecordingObserver observer(run);
+    result = sim::simulate(setup, reader, &observer);
+    ended = run.ended;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("Disaggregated: prefill, KV transfer, then decode on the decode replica",
+          "[sim][disagg]") {
+  // R0: 100 prompt tokens, 3 out. Prefill [0, 1 ms] -> token 1 at 1 ms (TTFT). Transfer:
+  // 0.5 ms + 100,000 B at 1 MB/s = 100.5 ms -> at 101.5 ms. The decode replica admits it with
+  // its 100 tokens of KV and computes token 1's KV [101.5, 102.5] -> token 2; token 3 at 103.5.
+  DisaggregatedRun run({spec(0, 0, 100, 3)}, 100);
+  REQUIRE(run.result.metrics.completed == 1);
+  const sim::Request& r = run.ended.at(0);
+  CHECK(r.first_token_ns == 1 * kMs);
+  CHECK(r.finish_ns == 103'500'000);
+  CHECK(r.replica == 1);        // the decode replica
+  CHECK(r.cached_tokens == 0);  // transferred KV is not a prefix-cache hit
+  CHECK(run.result.metrics.kv_transfer.count() == 1);
+  CHECK(run.result.metrics.kv_transfer.max() == 100'500'000);
+  CHECK(run.result.metrics.kv_transfer_bytes == 100'000);
+  // The prefill replica computed the prompt; the decode replica one token with 100 present.
+  REQUIRE(run.prefill_cost.seen.size() == 1);
+  CHECK(run.prefill_cost.seen[0].prefills.front().num_tokens == 100);
+  REQUIRE(run.decode_cost.seen.size() == 2);
+  CHECK(run.decode_cost.seen[0].prefills.front().num_tokens == 1);
+  CHECK(run.decode_cost.seen[0].prefills.front().num_cached_tokens == 100);
+  CHECK(run.decode_cost.seen[1].decode_contexts == std::vector<std::int64_t>{101});
+  // Both replicas hold nothing at the end; the decode replica counts the completion.
+  CHECK(run.prefill_stats.at(0)->used_blocks_at_end == 0);
+  CHECK(run.decode_stats.at(0)->used_blocks_at_end == 0);
+  CHECK(run.result.completed_per_replica == std::vector<std::int64_t>{0, 1});
+}
+
+TEST_CASE(
+    "Disaggregated: one-token requests end on the prefill replica; sends queue; decode "
+    "admission waits for KV room",
+    "[sim][disagg]") {
+  // R0 (1 out) finishes with its prefill. R1 (32 prompt, 40 out) and R2 (32 prompt, 2 out)
+  // prefill together in the second step and are sent one after the other: 0.5 + 32 ms each ->
+  // at 34.5 and 67 ms. The decode replica has 6 blocks of 16: R1 ends at 73.5 ms holding 5 (71
+  // tokens), so R2 (33 tokens: 3 blocks) waits for it and finishes one step later.
+  DisaggregatedRun run({spec(0, 0, 10, 1), spec(1, kMs / 2, 32, 40), spec(2, kMs / 2, 32, 2)}, 6);
+  REQUIRE(run.result.metrics.completed == 3);
+  CHECK(run.ended.at(0).finish_ns == 1 * kMs);
+  CHECK(run.ended.at(0).replica == 0);
+  CHECK(run.result.metrics.kv_transfer.count() == 2);
+  CHECK(run.ended.at(1).first_token_ns == 2 * kMs);
+  CHECK(run.ended.at(1).finish_ns == 73'500'000);  // arrives 34.5 ms, 39 decode steps
+  CHECK(run.ended.at(2).finish_ns == 74'500'000);
+  CHECK(run.result.metrics.kv_transfer.max() == 65 * kMs);
+}
+
+TEST_CASE("Disaggregated runs over random workloads lose no request and free every block",
+          "[sim][disagg]") {
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    Rng rng(seed * 104729);
+    const int n = static_cast<int>(rng.uniform_int(1, 80));
+    auto specs = random_workload(seed, n, static_cast<double>(rng.uniform_int(50, 2000)), 300, 120);
+    sim::SimSetup setup;
+    setup.options = small_options(seed % 2 == 0 ? SchedulerKind::kVllmV1 : SchedulerKind::kVllm);
+    setup.options.scheduler.max_model_len = 480;
+    setup.options.scheduler.max_num_batched_tokens = seed % 2 == 0 ? 256 : 0;
+    setup.options.num_replicas = rng.uniform_int(1, 3);
+    setup.options.router =
+        seed % 3 == 0 ? sim::RouterKind::kLeastOutstanding : sim::RouterKind::kRoundRobin;
+    FixedCostModel cost;
+    cost.per_step_ns = rng.uniform_int(1, 3000) * kUs;
+    cost.per_prefill_token_ns = rng.uniform_int(0, 20) * kUs;
+    cost.per_decode_ns = rng.uniform_int(0, 100) * kUs;
+    setup.cost_model = &cost;
+    std::vector<std::shared_ptr<AllocStats>> stats;
+    const std::int64_t blocks = (480 + 16) / 16 + rng.uniform_int(0, 40);
+    auto make = [&stats, blocks]() -> std::unique_ptr<memory::Allocator> {
+      stats.push_back(std::make_shared<AllocStats>());
+      FakeAllocator::Options o;
+      o.num_blocks = blocks;
+      return std::make_unique<FakeAllocator>(o, stats.back());
+    };
+    setup.make_allocator = make;
+    setup.prefill.num_replicas = rng.uniform_int(1, 3);
+    setup.prefill.cost_model = &cost;
+    setup.prefill.make_allocator = make;
+    setup.prefill.bytes_per_token = 100;
+    setup.prefill.bandwidth = static_cast<double>(rng.uniform_int(1, 1000)) * 1e6;
+    setup.prefill.latency_s = 1e-6 * static_cast<double>(rng.uniform_int(0, 500));
+    VectorReader reader(specs);
+    const sim::SimResult r = sim::simulate(setup, reader);
+    INFO("seed " << seed);
+    CHECK(r.metrics.arrived == n);
+    CHECK(r.metrics.completed + r.metrics.rejected() == n);
+    CHECK(r.requests_unfinished == 0);
+    std::int64_t transfers = 0;
+    for (const auto& s : specs)
+      transfers += s.output_tokens > 1 && s.prompt_tokens + s.output_tokens <= 480;
+    CHECK(r.metrics.kv_transfer.count() <= transfers);
+    for (const auto& s : stats) CHECK(s->used_blocks_at_end == 0);
+    const double sum = r.fraction.token_states + r.fraction.reservation +
+                       r.fraction.internal_fragmentation + r.fraction.external_fragmentation +
+                       r.fraction.free;
+    CHECK(sum == Approx(1.0));
+  }
 }
