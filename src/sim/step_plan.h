@@ -43,6 +43,8 @@ class StepPlan {
   // whether live prefill item i completes its request's prefill (it then samples a token).
   template <typename PrefillDone>
   const cost::StepBatch& build_batch(PrefillDone prefill_done);
+  // The batch the last build_batch() built (its spans point into this plan until clear()).
+  const cost::StepBatch& batch() const { return batch_; }
 
   Bytes swap_out_bytes = 0;  // KV copied to host memory by preemptions in this step
 
