@@ -121,13 +121,49 @@ void add_row(std::vector<OverheadRow>& rows, double real, double sim, const Over
   rows.push_back(row);
 }
 
+// TTFT rows are summed over groups of this many requests of similar prompt length: one
+// request's TTFT jumps by a whole step when a step boundary moves past its arrival, a group's
+// mean does not.
+constexpr std::size_t kTtftGroup = 8;
+
+struct TtftItem {
+  std::int64_t prompt = 0;
+  std::size_t index = 0;
+  double real = 0, sim = 0;
+  OverheadTerms sens{};
+};
+
+// One row per group of kTtftGroup TTFTs (by prompt length, then order): the relative error of
+// the group's mean, weighted by √(group size) like that many rows.
+void add_ttft_rows(std::vector<TtftItem> items, const OverheadTerms& terms,
+                   std::vector<OverheadRow>& rows) {
+  std::sort(items.begin(), items.end(), [](const TtftItem& a, const TtftItem& b) {
+    return a.prompt != b.prompt ? a.prompt < b.prompt : a.index < b.index;
+  });
+  for (std::size_t g = 0; g < items.size(); g += kTtftGroup) {
+    const std::size_t end = std::min(items.size(), g + kTtftGroup);
+    double real = 0, sim = 0;
+    OverheadTerms sens{};
+    for (std::size_t k = g; k < end; ++k) {
+      real += items[k].real;
+      sim += items[k].sim;
+      sens = plus(sens, items[k].sens);
+    }
+    add_row(rows, real, sim, sens, terms);
+    const double w = std::sqrt(static_cast<double>(end - g));
+    for (double& f : rows.back().features) f *= w;
+    rows.back().target *= w;
+  }
+}
+
 void add_rows(const trace::RealRun& run, const std::vector<SimulatedRequest>& sim,
               const OverheadTerms& terms, std::vector<OverheadRow>& rows) {
+  std::vector<TtftItem> ttft;
   for (std::size_t i = 0; i < run.requests.size(); ++i) {
     const trace::RealRequest& r = run.requests[i];
     const SimulatedRequest& s = sim[i];
     if (r.failed || !s.finished) continue;
-    if (r.ttft_s > 0) add_row(rows, r.ttft_s, s.ttft_s, s.ttft, terms);
+    if (r.ttft_s > 0) ttft.push_back({r.prompt_tokens, i, r.ttft_s, s.ttft_s, s.ttft});
     if (r.tpot_s > 0 && r.output_tokens > 1) {
       const double n = static_cast<double>(r.output_tokens - 1);
       const OverheadTerms per_token = scaled(s.decode, 1.0 / n);
@@ -136,6 +172,7 @@ void add_rows(const trace::RealRun& run, const std::vector<SimulatedRequest>& si
     if (r.ttft_s <= 0 && r.tpot_s <= 0 && r.e2e_s > 0)
       add_row(rows, r.e2e_s, s.e2e_s, plus(s.ttft, s.decode), terms);
   }
+  add_ttft_rows(std::move(ttft), terms, rows);
 }
 
 struct Pairs {

@@ -6,19 +6,23 @@
 //
 // Mechanism (Gauss-Newton with non-negative steps, a fixed number of rounds):
 //   1. Simulate every run with the current terms θ. An observer (sim::SimObserver::on_step)
-//      follows each engine's steps: the end time of a step moves, to first order, by Σ f · Δθ over
-//      the steps of its busy period so far (f = (1, scheduled sequences, prompt tokens) of a
-//      step; a step that starts later than the previous one ended starts a new period, its
-//      start being fixed by an arrival). Each request's first token and last token are step
-//      ends, so its TTFT and decode time have known sensitivities S_ttft and S_decode.
-//   2. Rows, relative to the real value: TTFT: S_ttft · θ' ≈ real − sim + S_ttft · θ;
-//      TPOT: S_decode / (output − 1) the same way; E2E only where the run records neither. Each
-//      row is divided by its real value, so the fit minimises relative errors.
-//   3. θ' = cost::fit_overheads (exact NNLS, θ' ≥ 0; a term the runs cannot tell apart keeps
-//      its prior value and is reported undetermined). Repeat from 1 with θ' until the terms
-//      stop moving or `rounds` simulations ran; the result is the simulated θ with the smallest
-//      error (root mean square relative error of the rows), so a round that overshoots is never
-//      kept.
+//      records each engine step's features f = (1, scheduled sequences, prompt tokens). A
+//      request's TTFT spans the steps from the one running at its arrival (counted for the part
+//      after the arrival) to the one producing its first token; its decode time spans the steps
+//      after that to its last token. To first order, lengthening every step by f · Δθ lengthens
+//      the TTFT and decode time by the sums S_ttft · Δθ and S_decode · Δθ over those steps.
+//   2. Rows, relative to the real value: TPOT per request, S_decode / (output − 1) · θ' ≈
+//      real − sim + that · θ; TTFT per group of 8 requests of similar prompt length (a single
+//      TTFT jumps by a whole step when a step boundary passes its arrival; the group mean does
+//      not), weighted like 8 rows; E2E only for requests that record neither. Every row is
+//      divided by its real value: the fit minimises relative errors.
+//   3. θ' = cost::fit_overheads (exact NNLS, θ' ≥ 0; a term the runs cannot tell apart keeps its
+//      prior value and is reported undetermined). Simulate θ'. When it is worse than the best so
+//      far (the batch grows with the overhead, which first-order rows do not see), try halfway
+//      back to the best instead. Stop when the terms stop moving or after `rounds` simulations;
+//      the result is the simulated θ with the smallest root mean square relative error.
+// A run identifies the per-step and per-sequence terms apart only when its batch sizes vary
+// (light load and bursts), and the per-token term when its prompt lengths do.
 // Real requests that failed, and simulated ones that did not finish, give no rows. Deterministic:
 // the same runs and deployment give the same terms.
 
