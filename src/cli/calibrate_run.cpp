@@ -228,6 +228,7 @@ void run_from_run(const FromRunFlags& f, const FromRunOutput& o) {
   std::vector<LoadedRun> runs;
   for (const std::string& path : f.runs) runs.push_back(load_run(path, f, o));
   std::vector<run::ReplayCase> cases;
+  cases.reserve(runs.size());
   for (const LoadedRun& r : runs) cases.push_back({&r.scenario, &r.run});
   Outcome outcome;
   outcome.runs = &runs;
