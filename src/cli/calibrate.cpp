@@ -1,18 +1,17 @@
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "cli/calibrate_run.h"
 #include "cli/commands.h"
 #include "cli/flag_parse.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/strings.h"
 #include "config/catalog.h"
-#include "config/catalog_data.h"
 #include "config/cost_profile_yaml.h"
 #include "cost/calibration.h"
 #include "cost/device_calibration.h"
@@ -47,30 +46,13 @@ struct CalibrateFlags {
   std::string driver;
   std::string format;
   std::string report;
+  FromRunFlags from_run;  // --from-run and the deployment replaying it
 };
 
 std::string format_number(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", x);
   return buf;
-}
-
-std::string today_utc() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
-
-// The text of the base hardware YAML: a shipped one by name, else the file.
-std::string hardware_yaml_text(const std::string& name_or_path) {
-  const std::string wanted = "configs/hardware/" + name_or_path + ".yaml";
-  for (const auto& f : config::embedded_catalog_files()) {
-    if (wanted == f.path) return std::string(f.data, f.size);
-  }
-  return read_file(name_or_path);
 }
 
 // The shipped GPU whose name's first word (h200, a100, ...) appears in the device name, when
@@ -272,7 +254,22 @@ void write_files(const CalibrateFlags& f, const std::vector<cost::Measurement>& 
   }
 }
 
+// --from-run: fits the framework overheads instead of the kernels (cli/calibrate_run.h).
+void run_from_runs(const CalibrateFlags& f) {
+  if (!f.from.empty() || f.device >= 0 || !f.validate.empty() || f.holdout > 0) {
+    throw flag_error("--from-run",
+                     "expected --from-run alone: it fits the overheads, not the "
+                     "kernels (drop --from, --device, --validate, --holdout)");
+  }
+  run_from_run(f.from_run, {f.gpu, f.model, f.out, f.date, f.format, f.report});
+}
+
 void run(CalibrateFlags& f) {
+  if (!f.from_run.runs.empty()) {
+    run_from_runs(f);
+    return;
+  }
+  check_no_from_run_flags(f.from_run);
   const bool device_mode = f.device >= 0;
   check_flags(f, device_mode);
   const auto format = cost::parse_measurement_format(f.from_format);
@@ -346,7 +343,8 @@ void register_calibrate(CLI::App& app) {
   c->add_option("--validate", f->validate,
                 "Held-out measurement CSV to score the profile on (repeatable)");
   c->add_option("--device", f->device, "Measure on this CUDA device (needs --model)");
-  c->add_option("--model", f->model, "Model whose kernel shapes --device measures");
+  c->add_option("--model", f->model,
+                "Model whose kernel shapes --device measures, or that --from-run replays");
   c->add_option("--tp-sizes", f->tensor_parallel_sizes,
                 "Tensor-parallel shards to measure (--device)")
       ->delimiter(',');
@@ -372,6 +370,7 @@ void register_calibrate(CLI::App& app) {
   c->add_option("--format", f->format,
                 "Output format: table|json (default: table on a terminal, else json)");
   c->add_option("--report", f->report, "Also write the JSON report to this file (atomically)");
+  add_from_run_flags(c, f->from_run);
   c->callback([f] { run(*f); });
 }
 

@@ -136,6 +136,8 @@ std::unique_ptr<cost::RooflineCostModel> roofline_model(const CostFlags& f,
   in.measured_classes = hw.cost.provenance.fitted_op_classes;
   in.tables_used = static_cast<std::int64_t>(roofline->num_tables_used());
   in.step_overhead_s = roofline->step_overhead_s();
+  in.seq_overhead_s = roofline->seq_overhead_s();
+  in.prefill_token_overhead_s = roofline->prefill_token_overhead_s();
   return roofline;
 }
 

@@ -7,22 +7,19 @@
 //   throughput {real{requests_per_s, output_tokens_per_s}, simulated{...}, error{...}}.
 // Percentiles are nearest-rank on both sides (the simulator's are exact below its histogram
 // threshold, see sim/percentile.h).
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 
 #include "cli/commands.h"
 #include "cli/flag_parse.h"
+#include "cli/replay_input.h"
 #include "cli/serving_flags.h"
 #include "common/error.h"
 #include "common/format.h"
 #include "common/strings.h"
 #include "report/json.h"
 #include "report/table.h"
-#include "trace/native_writer.h"
 #include "trace/replay_run.h"
 
 namespace kvsim::cli {
@@ -30,10 +27,8 @@ namespace {
 
 struct ValidateFlags {
   SimCommandFlags sim;
-  std::string run_path;       // --run FILE
-  std::string run_format;     // --run-format; empty = from the file name
-  std::string arrivals_path;  // --arrivals FILE (vLLM benchmark JSON)
-  std::int64_t run_seed = 0;  // --run-seed: the benchmark client's --seed
+  std::string run_path;  // --run FILE
+  ReplayFlags replay;
 };
 
 struct Stats {
@@ -111,54 +106,6 @@ std::string pct(const MetricRow& m, double Stats::*field) {
   return (e >= 0 ? "+" : "") + fixed(100 * e, 1) + "%";
 }
 
-// Prefix-hash granularity of the replayed prompts: vLLM's default block size.
-constexpr std::int64_t kReplayHashTokens = 16;
-
-// The real run as a native trace in a temporary file (removed when this goes away). Each prompt
-// gets content ids of its own (one per kReplayHashTokens tokens): the prompts are distinct texts,
-// and a warm prefix cache (--warm-prefix-cache) holds exactly them.
-class TempTrace {
- public:
-  explicit TempTrace(const trace::RealRun& run) {
-    path_ = (std::filesystem::temp_directory_path() /
-             ("kvsim-validate-" + std::to_string(::getpid()) + ".csv"))
-                .string();
-    std::FILE* f = std::fopen(path_.c_str(), "w");
-    if (f == nullptr) throw Error("cannot create the temporary trace " + path_);
-    {
-      trace::TraceColumns columns;
-      columns.prefix_hashes = true;
-      trace::NativeCsvWriter writer(f, columns, path_);
-      std::uint64_t id = 0;
-      trace::RequestSpec spec;
-      spec.prefix_block_tokens = kReplayHashTokens;
-      for (const trace::RealRequest& r : run.requests) {
-        spec.id = id++;
-        spec.arrival_ns = seconds_to_ns(r.arrival_s);
-        spec.prompt_tokens = r.prompt_tokens;
-        spec.output_tokens = r.output_tokens;
-        spec.prefix_hashes.clear();
-        for (std::int64_t k = 0; k < r.prompt_tokens / kReplayHashTokens; ++k) {
-          spec.prefix_hashes.push_back(((spec.id + 1) << 32) | static_cast<std::uint64_t>(k + 1));
-        }
-        writer.write(spec);
-      }
-      writer.flush();
-    }
-    if (std::fclose(f) != 0) throw Error("cannot write the temporary trace " + path_);
-  }
-  ~TempTrace() {
-    std::error_code ignored;
-    std::filesystem::remove(path_, ignored);
-  }
-  TempTrace(const TempTrace&) = delete;
-  TempTrace& operator=(const TempTrace&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 // Checks the flags and reads the real run in its format.
 trace::RealRun read_run(const ValidateFlags& f) {
   if (!f.sim.output.format.empty()) report::parse_format(f.sim.output.format);
@@ -168,33 +115,7 @@ trace::RealRun read_run(const ValidateFlags& f) {
   if (any_workload_flag(f.sim.workload)) {
     throw flag_error("--trace", "the workload is the real run's (--run); drop the workload flags");
   }
-  std::optional<trace::RunFormat> format = f.run_format.empty()
-                                               ? trace::detect_run_format(f.run_path)
-                                               : trace::parse_run_format(f.run_format);
-  if (!format) {
-    throw flag_error("--run-format", "expected one of " + join(trace::run_format_names(), "|") +
-                                         (f.run_format.empty() ? " (not known from the file name)"
-                                                               : ", got '" + f.run_format + "'"));
-  }
-  trace::RealRun run;
-  switch (*format) {
-    case trace::RunFormat::kVllmBenchmark:
-      run = trace::read_vllm_benchmark_json(
-          f.run_path, {f.arrivals_path, static_cast<std::uint32_t>(f.run_seed)});
-      break;
-    case trace::RunFormat::kRequestsJsonl:
-      run = trace::read_requests_jsonl(f.run_path);
-      break;
-    case trace::RunFormat::kDistServe:
-      run = trace::read_distserve_exp(f.run_path);
-      break;
-  }
-  if (run.requests.empty()) throw Error(ErrorLocation{f.run_path, 0, 0, ""}, "no requests");
-  if (!f.arrivals_path.empty() && *format != trace::RunFormat::kVllmBenchmark) {
-    throw flag_error("--arrivals", "only a vLLM benchmark JSON needs arrivals; this run has them");
-  }
-
-  return run;
+  return read_replay_run(f.run_path, f.replay);
 }
 
 // Real against simulated: the latency rows and the throughputs.
@@ -339,12 +260,7 @@ void run_validate(const ValidateFlags& f) {
   const trace::RealRun run = read_run(f);
   const TempTrace temp(run);
   SimCommandFlags sim = f.sim;
-  trace::WorkloadOptions workload;
-  workload.source = trace::WorkloadOptions::Source::kTrace;
-  workload.trace.path = temp.path();
-  workload.trace.format = trace::TraceFormat::kNative;
-  workload.trace.prefix_block_tokens = kReplayHashTokens;
-  sim.workload_override = workload;
+  sim.workload_override = temp.workload();
   const PreparedRun prepared = prepare_run(sim);
   const RunOutput out = run_scenario(prepared.resolved, "", "validate:", kv_detail(f.sim.serving));
   const Comparison c = compare(run, out);
@@ -365,22 +281,7 @@ void register_validate(CLI::App& app) {
   command->add_option("--run", flags->run_path,
                       "The real run: vLLM benchmark_serving --save-result JSON, requests.jsonl, "
                       "or a DistServe .exp file");
-  command->add_option("--run-format", flags->run_format,
-                      "vllm-benchmark|requests-jsonl|distserve (default: from the file name)");
-  command->add_option("--arrivals", flags->arrivals_path,
-                      "vLLM benchmark JSON: the requests' arrival times (one per line, s); "
-                      "default: regenerated from the recorded rate and --run-seed");
-  command
-      ->add_option_function<std::string>(
-          "--run-seed",
-          [flags](const std::string& s) {
-            flags->run_seed = int_flag("--run-seed", s, "a non-negative integer");
-            if (flags->run_seed < 0 || flags->run_seed > 0xffffffffLL) {
-              throw flag_error("--run-seed", "expected an integer in [0, 4294967295], got " + s);
-            }
-          },
-          "The benchmark client's --seed, for regenerated arrivals")
-      ->default_str("0");
+  add_replay_flags(command, flags->replay);
   command->callback([flags] { run_validate(*flags); });
 }
 

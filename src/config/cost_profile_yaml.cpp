@@ -164,6 +164,24 @@ std::vector<std::string> parse_op_class_list(const YAML::Node& node, const MapRe
   return out;
 }
 
+// fitted_overheads: [step_overhead_us, seq_overhead_us, prefill_token_overhead_us] (a subset).
+std::vector<std::string> parse_overhead_list(const YAML::Node& node, const MapReader& prov) {
+  const std::vector<std::string> names = {"step_overhead_us", "seq_overhead_us",
+                                          "prefill_token_overhead_us"};
+  if (!node.IsSequence()) throw prov.error("fitted_overheads", "expected a list of overhead keys");
+  std::vector<std::string> out;
+  for (const auto& item : node) {
+    const std::string name = item.IsScalar() ? item.Scalar() : std::string();
+    if (std::find(names.begin(), names.end(), name) == names.end() ||
+        std::find(out.begin(), out.end(), name) != out.end()) {
+      throw prov.error("fitted_overheads", "expected distinct overhead keys (" + join(names, ", ") +
+                                               "), got '" + name + "'" + did_you_mean(name, names));
+    }
+    out.push_back(name);
+  }
+  return out;
+}
+
 // held_out: {fraction: F, seed: N, <op class>: {rows: R, median_ape: P, p90_ape: Q}, ...}
 void parse_held_out(MapReader& held, model::CostProvenance& prov) {
   prov.held_out_fraction = held.get_double("fraction", 0, 1);
@@ -200,12 +218,18 @@ model::CostProfile parse_cost_profile(MapReader& section) {
     if (auto fitted = prov->optional_node("fitted_op_classes")) {
       profile.provenance.fitted_op_classes = parse_op_class_list(*fitted, *prov);
     }
+    if (auto fitted = prov->optional_node("fitted_overheads")) {
+      profile.provenance.fitted_overheads = parse_overhead_list(*fitted, *prov);
+    }
     if (auto held = prov->optional_map("held_out")) parse_held_out(*held, profile.provenance);
     prov->finish();
   }
   profile.step_overhead_s =
       section.optional_double("step_overhead_us", 0, 1e6).value_or(profile.step_overhead_s * 1e6) *
       1e-6;
+  profile.seq_overhead_s = section.optional_double("seq_overhead_us", 0, 1e6).value_or(0) * 1e-6;
+  profile.prefill_token_overhead_s =
+      section.optional_double("prefill_token_overhead_us", 0, 1e6).value_or(0) * 1e-6;
   if (auto ops = section.optional_map("op_classes")) {
     for (const std::string& name : ops->keys()) {
       MapReader op = ops->get_map(name);
@@ -244,6 +268,9 @@ std::string emit_cost_profile_yaml(const model::CostProfile& profile, int indent
   if (!p.fitted_op_classes.empty()) {
     out += pad + "  fitted_op_classes: [" + join(p.fitted_op_classes, ", ") + "]\n";
   }
+  if (!p.fitted_overheads.empty()) {
+    out += pad + "  fitted_overheads: [" + join(p.fitted_overheads, ", ") + "]\n";
+  }
   if (!p.held_out.empty()) {
     out += pad + "  held_out:  # absolute % error on measurements left out of the fit\n";
     out += pad + "    fraction: " + num(p.held_out_fraction) + "\n";
@@ -255,6 +282,12 @@ std::string emit_cost_profile_yaml(const model::CostProfile& profile, int indent
     }
   }
   out += pad + "step_overhead_us: " + num(profile.step_overhead_s * 1e6) + "\n";
+  // Written only when set, so that profiles without them keep their text.
+  if (profile.seq_overhead_s != 0)
+    out += pad + "seq_overhead_us: " + num(profile.seq_overhead_s * 1e6) + "\n";
+  if (profile.prefill_token_overhead_s != 0) {
+    out += pad + "prefill_token_overhead_us: " + num(profile.prefill_token_overhead_s * 1e6) + "\n";
+  }
   out += pad + "op_classes:\n";
   for (const auto& [name, op] : profile.op_classes) {
     out.append(pad).append("  ").append(name);

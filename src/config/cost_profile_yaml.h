@@ -6,6 +6,11 @@
 //     source: ...} step_overhead_us: 2000 op_classes:
 //       gemm:        {compute: 0.7, memory: 0.8, launch_us: 5}
 //       attn_decode: {compute: 0.5, memory: {log10_x: [5, 7, 9], y: [0.3, 0.6, 0.8]}, launch_us: 5}
+//
+// Framework overheads next to step_overhead_us (each 0..1e6 us): seq_overhead_us (per sequence
+// scheduled in a step) and prefill_token_overhead_us (per prompt token scheduled in a step), both
+// 0 when absent and written only when not 0; provenance.fitted_overheads lists the keys that
+// kvsim calibrate --from-run fitted.
 
 #include <string>
 #include <string_view>

@@ -133,7 +133,7 @@ RooflineCostModel::RooflineCostModel(const model::ModelSpec& m, const model::Har
 
 RooflineCostModel::~RooflineCostModel() = default;
 
-double RooflineCostModel::Plan::run(const StepBatch& batch, OpAcc* acc) const {
+double RooflineCostModel::Plan::run(const StepBatch& batch, OpAcc* acc, double* overhead) const {
   const Aggregates g = aggregate(batch, window);
   if (g.tokens <= 0) return 0.0;
   for (const ElementwiseTemplate& e : head_elementwise) {
@@ -155,7 +155,10 @@ double RooflineCostModel::Plan::run(const StepBatch& batch, OpAcc* acc) const {
   }
   double total = 0;
   for (int i = 0; i < kNumOps; ++i) total += acc[i].time_s;
-  return total + overhead_s;
+  const double cpu =
+      overhead_s + seq_overhead_s * g.sequences + prefill_token_overhead_s * g.prefill_tokens;
+  if (overhead != nullptr) *overhead = cpu;
+  return total + cpu;
 }
 
 TimeNs RooflineCostModel::step_time(const StepBatch& batch) const {
@@ -166,14 +169,15 @@ TimeNs RooflineCostModel::step_time(const StepBatch& batch) const {
 StepCost RooflineCostModel::breakdown(const StepBatch& batch) const {
   OpAcc acc[kNumOps];
   StepCost cost;
-  cost.time_s = plan_->run(batch, acc);
+  double overhead = 0;
+  cost.time_s = plan_->run(batch, acc, &overhead);
   if (cost.time_s <= 0) return cost;
   for (int i = 0; i < kNumOps; ++i) {
     if (acc[i].time_s <= 0) continue;
     cost.ops.push_back(OpCost{kOpNames[static_cast<std::size_t>(i)], acc[i].time_s, acc[i].flops,
                               acc[i].bytes, acc[i].compute_bound_s * 2.0 > acc[i].time_s});
   }
-  cost.ops.push_back(OpCost{"step_overhead", plan_->overhead_s, 0.0, 0.0, false});
+  cost.ops.push_back(OpCost{"step_overhead", overhead, 0.0, 0.0, false});
   return cost;
 }
 
@@ -186,6 +190,12 @@ const ResolvedDtypes& RooflineCostModel::dtypes() const {
 }
 double RooflineCostModel::step_overhead_s() const {
   return plan_->overhead_s;
+}
+double RooflineCostModel::seq_overhead_s() const {
+  return plan_->seq_overhead_s;
+}
+double RooflineCostModel::prefill_token_overhead_s() const {
+  return plan_->prefill_token_overhead_s;
 }
 const std::vector<std::string>& RooflineCostModel::defaulted_classes() const {
   return plan_->defaulted;

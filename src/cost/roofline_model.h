@@ -11,10 +11,10 @@
 // tensor-parallel all-reduces (2 (p − 1)/p × bytes over the link, plus the hop latencies of
 // the algorithm vLLM runs: one for its custom all-reduce inside an NVLink node, 2 (p − 1) for a
 // ring over PCIe or across nodes; model::allreduce_hops) — plus the embedding gather, the LM head
-// for the sampled rows and the per-step CPU overhead. Each kernel costs max(FLOPs / (peak × η_c),
-// bytes / (bandwidth × η_m)) + launch latency with η from the hardware's cost profile, or its
-// measured table where one covers the exact shape family and the point lies inside the measured
-// range.
+// for the sampled rows and the per-step CPU overhead (per step, per sequence, per prompt token).
+// Each kernel costs max(FLOPs / (peak × η_c), bytes / (bandwidth × η_m)) + launch latency with η
+// from the hardware's cost profile, or its measured table where one covers the exact shape family
+// and the point lies inside the measured range.
 //
 // Tensor parallelism splits query heads, KV heads (replicated once p exceeds them), the MLP
 // and expert intermediate widths, and the vocabulary; MLA latents and the q/kv down-projections
@@ -68,7 +68,11 @@ class RooflineCostModel final : public CostModel {
   TimeNs swap_time(Bytes bytes) const override;
 
   const ResolvedDtypes& dtypes() const;
+  // The step's CPU overhead (op "step_overhead"): step_overhead_s + seq_overhead_s × sequences
+  // (prefill chunks and decodes) + prefill_token_overhead_s × prompt tokens computed.
   double step_overhead_s() const;
+  double seq_overhead_s() const;
+  double prefill_token_overhead_s() const;
   // Op classes costed with default_op_class_profile() because the hardware profile lacks them.
   const std::vector<std::string>& defaulted_classes() const;
   // Number of measured tables that cover some kernel family of this model.

@@ -119,9 +119,15 @@ void set_roofs(Plan& P, const model::HardwareSpec& hw, const CostOptions& option
   }
   P.pcie_bandwidth = hw.pcie_bandwidth;
   P.overhead_s = options.step_overhead_s.value_or(hw.cost.step_overhead_s);
-  if (!(P.overhead_s >= 0) || !std::isfinite(P.overhead_s)) {
-    throw Error(ErrorLocation{"", 0, 0, "step_overhead"},
-                "expected a non-negative time, got " + std::to_string(P.overhead_s));
+  P.seq_overhead_s = hw.cost.seq_overhead_s;
+  P.prefill_token_overhead_s = hw.cost.prefill_token_overhead_s;
+  for (const auto& [field, value] :
+       {std::pair{"step_overhead", P.overhead_s}, std::pair{"seq_overhead", P.seq_overhead_s},
+        std::pair{"prefill_token_overhead", P.prefill_token_overhead_s}}) {
+    if (!(value >= 0) || !std::isfinite(value)) {
+      throw Error(ErrorLocation{"", 0, 0, field},
+                  "expected a non-negative time, got " + std::to_string(value));
+    }
   }
   if (options.use_tables) P.tables = TableIndex(hw.cost.tables);
   const auto quant_peak = hw.peak_flops_for(P.dtypes.quant_compute);

@@ -124,8 +124,10 @@ struct RooflineCostModel::Plan {
   std::vector<GemmTemplate> head_gemms;               // LM head
   std::vector<ElementwiseTemplate> head_elementwise;  // embedding gather, final norm
   double final_norm_bytes_per_sample = 0;
-  bool has_head = true;  // false on a pipeline stage other than the last (no final norm, LM head)
-  double overhead_s = 0;
+  bool has_head = true;   // false on a pipeline stage other than the last (no final norm, LM head)
+  double overhead_s = 0;  // CPU time per step
+  double seq_overhead_s = 0;            // per sequence of the step (prefill chunks + decodes)
+  double prefill_token_overhead_s = 0;  // per prompt token computed in the step
   double pcie_bandwidth = 0;
   double quant_peak_flops = 0;           // peak of the quantized GEMMs' compute dtype
   model::OpClassProfile quant_gemm_cls;  // their efficiencies (the profile's curve for that dtype)
@@ -133,8 +135,9 @@ struct RooflineCostModel::Plan {
   TableIndex tables;
   std::size_t tables_used = 0;
 
-  // Accumulates the whole step into acc[]; returns the total seconds (overhead included).
-  double run(const StepBatch& batch, OpAcc* acc) const;
+  // Accumulates the whole step into acc[]; returns the total seconds (overhead included). The
+  // step's CPU overhead (per step + per sequence + per prompt token) goes to `overhead`.
+  double run(const StepBatch& batch, OpAcc* acc, double* overhead = nullptr) const;
 
   // `peak_flops` > 0 replaces the class's peak and efficiencies (quantized GEMMs).
   void add(OpAcc* acc, OpId op, OpClass cls_id, const Work& work, double multiplicity,

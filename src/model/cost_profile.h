@@ -65,6 +65,9 @@ struct CostProvenance {
   // Op classes whose curves were fitted to measurements; the others keep the base profile's
   // datasheet guesses. Empty for a datasheet profile.
   std::vector<std::string> fitted_op_classes;
+  // Framework-overhead terms (step_overhead_us, seq_overhead_us, prefill_token_overhead_us)
+  // fitted to a real run's latencies (kvsim calibrate --from-run); empty otherwise.
+  std::vector<std::string> fitted_overheads;
   double held_out_fraction = 0;
   std::int64_t held_out_seed = 0;
   std::map<std::string, HeldOutError> held_out;
@@ -77,6 +80,12 @@ struct CostProfile {
   // hide. Default 1 ms: vLLM's per-step host overhead is ~0.5-2 ms for batches of tens of
   // sequences. A YAML without step_overhead_us keeps this default.
   double step_overhead_s = 0.001;
+  // CPU time per sequence scheduled in a step (input preparation, block tables, sampling
+  // bookkeeping grow with the batch), s. Default 0: only a fit from a real run sets it.
+  double seq_overhead_s = 0;
+  // CPU time per prompt token scheduled in a step (tokenized input copied to the GPU, position
+  // and slot mappings), s. Default 0: only a fit from a real run sets it.
+  double prefill_token_overhead_s = 0;
   std::vector<MeasuredTable> tables;  // exact-shape measurements; empty for datasheet profiles
 };
 

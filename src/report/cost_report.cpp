@@ -79,6 +79,9 @@ Json cost_json(const cost::StepCost& c, const CostReportInput& in) {
     inputs["cost_profile"] = profile;
   }
   inputs["step_overhead_s"] = in.step_overhead_s;
+  if (in.seq_overhead_s != 0) inputs["seq_overhead_s"] = in.seq_overhead_s;
+  if (in.prefill_token_overhead_s != 0)
+    inputs["prefill_token_overhead_s"] = in.prefill_token_overhead_s;
   Json prefills = Json::array();
   for (const auto& p : in.prefills) {
     prefills.push_back(Json{{"tokens", p.num_tokens}, {"cached_tokens", p.num_cached_tokens}});
@@ -139,6 +142,11 @@ std::string cost_table(const cost::StepCost& c, const CostReportInput& in) {
       prof += "; default efficiencies for " + list;
     }
     kv.add("cost profile", prof);
+  }
+  if (in.seq_overhead_s != 0 || in.prefill_token_overhead_s != 0) {
+    kv.add("CPU overhead", human_seconds(in.step_overhead_s) + " per step + " +
+                               human_seconds(in.seq_overhead_s) + " per sequence + " +
+                               human_seconds(in.prefill_token_overhead_s) + " per prompt token");
   }
   return t.render() + "\n" + kv.render();
 }

@@ -25,6 +25,8 @@ struct CostReportInput {
   std::vector<std::string> measured_classes;   // op classes fitted to measurements
   std::int64_t tables_used = 0;
   double step_overhead_s = 0;
+  double seq_overhead_s = 0;            // per sequence in the step (shown when not 0)
+  double prefill_token_overhead_s = 0;  // per prompt token in the step (shown when not 0)
   std::vector<cost::PrefillChunk> prefills;
   std::int64_t decode_batch = 0;
   std::int64_t context = 0;

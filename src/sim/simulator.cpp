@@ -378,7 +378,10 @@ void Simulator::start_steps(TimeNs now) {
     is_dirty_[i] = 0;
     Replica& rep = *replicas_[i];
     if (rep.busy()) continue;
-    if (auto end = rep.start_step(now)) events_.push(*end, EventKind::kStepEnd, i);
+    if (auto end = rep.start_step(now)) {
+      events_.push(*end, EventKind::kStepEnd, i);
+      if (observer_) observer_->on_step(StepEvent{i, now, *end, &rep.plan().batch()});
+    }
   }
   dirty_.clear();
 }

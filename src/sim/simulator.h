@@ -68,10 +68,23 @@ struct SimProgress {
   std::int64_t live = 0;
 };
 
-// Optional hooks for the caller (request log, progress bar). Called on the simulating thread.
+// One engine step, as it starts: which engine (the index Request::replica holds), when it runs
+// (start_ns to end_ns, swap-out copy included) and the batch the cost model timed. `batch` points
+// into the engine's step plan and is valid only during the call.
+struct StepEvent {
+  std::uint32_t engine = 0;
+  TimeNs start_ns = 0;
+  TimeNs end_ns = 0;
+  const cost::StepBatch* batch = nullptr;
+};
+
+// Optional hooks for the caller (request log, progress bar, overhead calibration). Called on the
+// simulating thread.
 class SimObserver {
  public:
   virtual ~SimObserver() = default;
+  // An engine step has started (one virtual call per step; the default does nothing).
+  virtual void on_step(const StepEvent& step) { (void)step; }
   // A request has ended: finished, rejected, or (at the end of a time-limited run) still live.
   virtual void on_request_end(const Request& request) { (void)request; }
   // Every so many events.

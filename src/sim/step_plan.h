@@ -44,6 +44,8 @@ class StepPlan {
   // `padding_tokens`: rows a CUDA graph adds (cost::StepBatch::num_padding_tokens).
   template <typename PrefillDone>
   const cost::StepBatch& build_batch(PrefillDone prefill_done, std::int64_t padding_tokens = 0);
+  // The batch the last build_batch() built (its spans point into this plan until clear()).
+  const cost::StepBatch& batch() const { return batch_; }
 
   Bytes swap_out_bytes = 0;  // KV copied to host memory by preemptions in this step
 

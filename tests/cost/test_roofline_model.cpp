@@ -263,3 +263,37 @@ TEST_CASE("Swap time is bytes over PCIe bandwidth", "[cost]") {
   CHECK(model.swap_time(64'000'000'000ull) == kNsPerSecond);
   CHECK(model.swap_time(0) == 0);
 }
+
+TEST_CASE("The step overhead adds per step, per sequence and per prompt token, exactly",
+          "[cost][overhead]") {
+  model::HardwareSpec base = test::h100_sxm();
+  base.cost.step_overhead_s = 0;
+  model::HardwareSpec with = base;
+  with.cost.step_overhead_s = 0.002;          // 2 ms per step
+  with.cost.seq_overhead_s = 40e-6;           // 40 µs per sequence
+  with.cost.prefill_token_overhead_s = 3e-6;  // 3 µs per prompt token
+  const cost::RooflineCostModel plain(test::llama3_70b(), base, {});
+  const cost::RooflineCostModel over(test::llama3_70b(), with, {});
+  // One chunk of 100 new tokens (and an empty chunk, which is no sequence) plus 3 decodes:
+  // 4 sequences, 100 prompt tokens: 2 ms + 4 × 40 µs + 100 × 3 µs = 2.46 ms.
+  const std::vector<cost::PrefillChunk> chunks = {{100, 20}, {0, 5}};
+  const std::vector<std::int64_t> contexts = {10, 200, 3000};
+  cost::StepBatch batch;
+  batch.prefills = chunks;
+  batch.decode_context_tokens = contexts;
+  batch.num_sampling = 4;
+  CHECK(over.step_time(batch) - plain.step_time(batch) == 2'460'000);
+  const cost::StepCost c = over.breakdown(batch);
+  REQUIRE(c.ops.back().name == "step_overhead");
+  CHECK(c.ops.back().time_s == Approx(0.00246).epsilon(1e-12));
+  CHECK(over.seq_overhead_s() == 40e-6);
+  CHECK(over.prefill_token_overhead_s() == 3e-6);
+  // Decode only: 2 ms + 3 × 40 µs.
+  batch.prefills = {};
+  batch.num_sampling = 3;
+  CHECK(over.step_time(batch) - plain.step_time(batch) == 2'120'000);
+  // An empty step still costs nothing.
+  batch.decode_context_tokens = {};
+  batch.num_sampling = 0;
+  CHECK(over.step_time(batch) == 0);
+}

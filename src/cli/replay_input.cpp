@@ -1,0 +1,109 @@
+#include "cli/replay_input.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/flag_parse.h"
+#include "common/error.h"
+#include "common/strings.h"
+#include "common/units.h"
+#include "trace/native_writer.h"
+
+namespace kvsim::cli {
+
+void add_replay_flags(CLI::App* command, ReplayFlags& flags) {
+  command->add_option("--run-format", flags.run_format,
+                      "vllm-benchmark|requests-jsonl|distserve (default: from the file name)");
+  command->add_option("--arrivals", flags.arrivals_path,
+                      "vLLM benchmark JSON: the requests' arrival times (one per line, s); "
+                      "default: regenerated from the recorded rate and --run-seed");
+  command
+      ->add_option_function<std::string>(
+          "--run-seed",
+          [&flags](const std::string& s) {
+            flags.run_seed = int_flag("--run-seed", s, "a non-negative integer");
+            if (flags.run_seed < 0 || flags.run_seed > 0xffffffffLL) {
+              throw flag_error("--run-seed", "expected an integer in [0, 4294967295], got " + s);
+            }
+          },
+          "The benchmark client's --seed, for regenerated arrivals")
+      ->default_str("0");
+}
+
+trace::RealRun read_replay_run(const std::string& path, const ReplayFlags& f) {
+  std::optional<trace::RunFormat> format =
+      f.run_format.empty() ? trace::detect_run_format(path) : trace::parse_run_format(f.run_format);
+  if (!format) {
+    throw flag_error("--run-format", "expected one of " + join(trace::run_format_names(), "|") +
+                                         (f.run_format.empty() ? " (not known from the file name)"
+                                                               : ", got '" + f.run_format + "'"));
+  }
+  trace::RealRun run;
+  switch (*format) {
+    case trace::RunFormat::kVllmBenchmark:
+      run = trace::read_vllm_benchmark_json(
+          path, {f.arrivals_path, static_cast<std::uint32_t>(f.run_seed)});
+      break;
+    case trace::RunFormat::kRequestsJsonl:
+      run = trace::read_requests_jsonl(path);
+      break;
+    case trace::RunFormat::kDistServe:
+      run = trace::read_distserve_exp(path);
+      break;
+  }
+  if (run.requests.empty()) throw Error(ErrorLocation{path, 0, 0, ""}, "no requests");
+  if (!f.arrivals_path.empty() && *format != trace::RunFormat::kVllmBenchmark) {
+    throw flag_error("--arrivals", "only a vLLM benchmark JSON needs arrivals; this run has them");
+  }
+  return run;
+}
+
+TempTrace::TempTrace(const trace::RealRun& run) {
+  // Several runs may be replayed by one process (calibrate --from-run A --from-run B).
+  static std::atomic<int> counter{0};
+  path_ = (std::filesystem::temp_directory_path() / ("kvsim-replay-" + std::to_string(::getpid()) +
+                                                     "-" + std::to_string(counter++) + ".csv"))
+              .string();
+  std::FILE* f = std::fopen(path_.c_str(), "w");
+  if (f == nullptr) throw Error("cannot create the temporary trace " + path_);
+  {
+    trace::TraceColumns columns;
+    columns.prefix_hashes = true;
+    trace::NativeCsvWriter writer(f, columns, path_);
+    std::uint64_t id = 0;
+    trace::RequestSpec spec;
+    spec.prefix_block_tokens = kReplayHashTokens;
+    for (const trace::RealRequest& r : run.requests) {
+      spec.id = id++;
+      spec.arrival_ns = seconds_to_ns(r.arrival_s);
+      spec.prompt_tokens = r.prompt_tokens;
+      spec.output_tokens = r.output_tokens;
+      spec.prefix_hashes.clear();
+      for (std::int64_t k = 0; k < r.prompt_tokens / kReplayHashTokens; ++k) {
+        spec.prefix_hashes.push_back(((spec.id + 1) << 32) | static_cast<std::uint64_t>(k + 1));
+      }
+      writer.write(spec);
+    }
+    writer.flush();
+  }
+  if (std::fclose(f) != 0) throw Error("cannot write the temporary trace " + path_);
+}
+
+TempTrace::~TempTrace() {
+  std::error_code ignored;
+  std::filesystem::remove(path_, ignored);
+}
+
+trace::WorkloadOptions TempTrace::workload() const {
+  trace::WorkloadOptions workload;
+  workload.source = trace::WorkloadOptions::Source::kTrace;
+  workload.trace.path = path_;
+  workload.trace.format = trace::TraceFormat::kNative;
+  workload.trace.prefix_block_tokens = kReplayHashTokens;
+  return workload;
+}
+
+}  // namespace kvsim::cli

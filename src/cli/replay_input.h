@@ -1,0 +1,51 @@
+#pragma once
+// A real engine's run as the input of a replay (`kvsim validate --run`, `kvsim calibrate
+// --from-run`): the flags that say how to read it, the reader, and the run's requests as a
+// temporary native trace the simulator streams.
+
+#include <cstdint>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "trace/replay_run.h"
+#include "trace/workload.h"
+
+namespace kvsim::cli {
+
+// --run-format, --arrivals, --run-seed.
+struct ReplayFlags {
+  std::string run_format;     // --run-format; empty = from the file name
+  std::string arrivals_path;  // --arrivals FILE (vLLM benchmark JSON)
+  std::int64_t run_seed = 0;  // --run-seed: the benchmark client's --seed
+};
+
+void add_replay_flags(CLI::App* command, ReplayFlags& flags);
+
+// Reads the run at `path` in its format (--run-format, else from the file name). Throws
+// kvsim::Error at the flag or in the file: an unknown format, no requests, --arrivals for a run
+// that records its arrivals.
+trace::RealRun read_replay_run(const std::string& path, const ReplayFlags& flags);
+
+// Prefix-hash granularity of the replayed prompts: vLLM's default block size.
+inline constexpr std::int64_t kReplayHashTokens = 16;
+
+// The real run as a native trace in a temporary file (removed when this goes away); request i
+// of the run gets id i. Each prompt gets content ids of its own (one per kReplayHashTokens
+// tokens): the prompts are distinct texts, and a warm prefix cache (--warm-prefix-cache) holds
+// exactly them.
+class TempTrace {
+ public:
+  explicit TempTrace(const trace::RealRun& run);
+  ~TempTrace();
+  TempTrace(const TempTrace&) = delete;
+  TempTrace& operator=(const TempTrace&) = delete;
+  const std::string& path() const { return path_; }
+  // The workload that streams this trace.
+  trace::WorkloadOptions workload() const;
+
+ private:
+  std::string path_;
+};
+
+}  // namespace kvsim::cli

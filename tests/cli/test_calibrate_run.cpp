@@ -1,0 +1,97 @@
+// cli/calibrate_run.cpp: kvsim calibrate --from-run, end to end.
+#include <filesystem>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+using kvsim::test::run_kvsim;
+using kvsim::test::slurp;
+using kvsim::test::temp_dir;
+using kvsim::test::write_temp_file;
+using Json = nlohmann::json;
+
+namespace {
+
+// Six requests, alone and overlapping, with their measured first-token and end times.
+const char* kRun =
+    R"({"arrival_time_s": 0.0, "input_tokens": 100, "output_tokens": 20, "first_token_time": 0.06, "end_time": 0.70}
+{"arrival_time_s": 2.0, "input_tokens": 400, "output_tokens": 30, "first_token_time": 2.09, "end_time": 3.05}
+{"arrival_time_s": 4.0, "input_tokens": 50, "output_tokens": 10, "first_token_time": 4.05, "end_time": 4.35}
+{"arrival_time_s": 6.0, "input_tokens": 300, "output_tokens": 40, "first_token_time": 6.08, "end_time": 7.40}
+{"arrival_time_s": 6.01, "input_tokens": 200, "output_tokens": 40, "first_token_time": 6.15, "end_time": 7.45}
+{"arrival_time_s": 6.02, "input_tokens": 600, "output_tokens": 25, "first_token_time": 6.25, "end_time": 7.10}
+)";
+
+std::vector<std::string> args(const std::string& run, const std::vector<std::string>& more) {
+  std::vector<std::string> a = {"calibrate", "--from-run", run,  "--model", "opt-13b",   "--gpu",
+                                "a100-80gb", "--engine",   "v0", "--date",  "2025-01-01"};
+  a.insert(a.end(), more.begin(), more.end());
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("kvsim calibrate --from-run fits the overheads and writes the profile",
+          "[cli][calibrate][overhead]") {
+  const std::string dir = temp_dir();
+  const std::string run = write_temp_file(dir, "run.jsonl", kRun);
+  const std::string out = dir + "/fit.yaml";
+  const auto r = run_kvsim(args(run, {"--out", out, "--format", "json"}));
+  REQUIRE(r.exit_code == 0);
+  const Json doc = Json::parse(r.out);
+  CHECK(doc["schema"] == "kvsim.calibration/v1");
+  CHECK(doc["profile"] == out);
+  CHECK(doc["inputs"]["runs"][0]["requests"] == 6);
+  for (const char* key : {"step_overhead_us", "seq_overhead_us", "prefill_token_overhead_us"}) {
+    CHECK(doc["fitted"][key].get<double>() >= 0);
+    CHECK(doc["prior"].contains(key));
+  }
+  CHECK(doc["prior"]["step_overhead_us"] == 1500.0);  // the a100-80gb profile's
+  for (const char* m : {"ttft", "tpot", "e2e"}) {
+    CHECK(doc["validation"][m]["before"]["requests"] == 6);
+    CHECK(doc["validation"][m]["after"].contains("median_abs_error_pct"));
+  }
+  const std::string yaml = slurp(out);
+  CHECK(yaml.find("kind: calibrated") != std::string::npos);
+  CHECK(yaml.find("fitted_overheads: [") != std::string::npos);
+  CHECK(yaml.find("overheads fitted to " + run) != std::string::npos);
+  CHECK(yaml.find("date: \"2025-01-01\"") != std::string::npos);
+  // The profile is a GPU the other commands take.
+  const auto cost = run_kvsim({"cost", "--model", "opt-13b", "--gpu", out, "--decode-batch", "8",
+                               "--context", "512", "--format", "json"});
+  REQUIRE(cost.exit_code == 0);
+
+  // Deterministic: the same inputs, byte-identical report and profile.
+  const std::string out2 = dir + "/fit2.yaml";
+  const auto again = run_kvsim(args(run, {"--out", out2, "--format", "json"}));
+  REQUIRE(again.exit_code == 0);
+  CHECK(Json::parse(again.out)["fitted"] == doc["fitted"]);
+  CHECK(slurp(out2) == yaml);
+
+  const auto table = run_kvsim(args(run, {"--format", "table"}));
+  REQUIRE(table.exit_code == 0);
+  CHECK(table.out.find("seq_overhead_us") != std::string::npos);
+  CHECK(table.out.find("median |err|") != std::string::npos);
+}
+
+TEST_CASE("kvsim calibrate --from-run: bad input is one located error, nothing written",
+          "[cli][calibrate][overhead]") {
+  const std::string dir = temp_dir();
+  const std::string out = dir + "/fit.yaml";
+  const std::string bad =
+      write_temp_file(dir, "bad.jsonl",
+                      "{\"arrival_time_s\": 0, \"input_tokens\": 10, \"output_tokens\": 2}\n"
+                      "{\"arrival_time_s\": 1, \"input_tokens\": -5, \"output_tokens\": 2}\n");
+  const auto r = run_kvsim(args(bad, {"--out", out}));
+  kvsim::test::check_one_error(r, {"bad.jsonl:2", "input_tokens"});
+  CHECK_FALSE(std::filesystem::exists(out));
+  // Settings flags belong to --from-run.
+  const auto stray =
+      run_kvsim({"calibrate", "--from", "x.csv", "--gpu", "a100-80gb", "--block-size", "32"});
+  kvsim::test::check_one_error(stray, {"--block-size", "--from-run"});
+  const std::string good = write_temp_file(dir, "run.jsonl", kRun);
+  const auto both = run_kvsim(args(good, {"--from", "x.csv"}));
+  kvsim::test::check_one_error(both, {"--from-run"});
+}
