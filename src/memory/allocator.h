@@ -90,6 +90,17 @@ struct OffloadStats {
   std::int64_t dropped_blocks = 0;  // dropped from the full tier (its LRU's oldest)
   std::int64_t loaded_blocks = 0;   // CPU → GPU copies at admission (PrefixCacheStats::cpu_hit_*)
   Bytes loaded_bytes = 0;
+  // Sums every counter (several allocators' tiers).
+  OffloadStats& operator+=(const OffloadStats& o) {
+    capacity_blocks += o.capacity_blocks;
+    blocks_held += o.blocks_held;
+    stored_blocks += o.stored_blocks;
+    stored_bytes += o.stored_bytes;
+    dropped_blocks += o.dropped_blocks;
+    loaded_blocks += o.loaded_blocks;
+    loaded_bytes += o.loaded_bytes;
+    return *this;
+  }
 };
 
 // Counters since construction.

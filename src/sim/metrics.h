@@ -52,6 +52,11 @@ struct Metrics {
   std::int64_t num_step_tokens = 0;     // Σ tokens computed over steps
   Bytes swap_out_bytes = 0;
   Bytes swap_in_bytes = 0;
+  // KV offload: admissions that loaded blocks from the CPU tier, the bytes, and the time their
+  // copies took on the PCIe link (bytes / bandwidth, queueing on the link not included).
+  std::int64_t offload_loads = 0;
+  Bytes offload_load_bytes = 0;
+  TimeNs offload_load_ns = 0;
 
   std::int64_t rejected() const {
     return rejected_prompt_too_long + rejected_too_long + rejected_never_fits;

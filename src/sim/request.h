@@ -7,6 +7,7 @@
 //      │            └─── preempted (recompute): KV freed, back to the head of the queue
 //      │                               └──── preempted (swap) ──► kSwapped ──► kSwappingIn ──►
 //      kDecode └──► kRejected (prompt or prompt + output beyond max_model_len, or it can never fit)
+//   admitted with blocks to load from the CPU offload tier: kWaiting ──► kLoading ──► kPrefill
 // A request ends exactly once, in kFinished or kRejected (or is still live at --time-limit).
 
 #include <cstdint>
@@ -24,6 +25,7 @@ enum class RequestState : std::uint8_t {
   kSwappingIn,  // its KV is being copied back; GPU room already taken
   kFinished,    // every output token produced
   kRejected,    // never served
+  kLoading,     // admitted; prefix blocks are being copied from the CPU offload tier
 };
 
 enum class RejectReason : std::uint8_t {
@@ -65,6 +67,7 @@ struct Request {
   std::int64_t cached_tokens = 0;  // prefix-cache hits over all admissions
   std::int32_t num_preemptions = 0;
   Bytes swap_bytes = 0;  // kSwapped, kSwappingIn: bytes the last swap moved
+  Bytes load_bytes = 0;  // admitted, not yet running: bytes to load from the CPU offload tier
 
   std::int64_t final_tokens() const { return prompt_tokens + output_tokens; }
 };

@@ -45,8 +45,7 @@ void admit_whole_prefills(Replica& rep, const SchedulerOptions& opts, std::int64
       rep.undo_admit(slot);
       break;
     }
-    rep.start_running(slot, cached);
-    rep.plan_prefill(slot, new_tokens);
+    if (rep.start_running(slot, cached)) rep.plan_prefill(slot, new_tokens);
   }
 }
 
@@ -70,7 +69,8 @@ void admit_prefill_chunks(Replica& rep, const SchedulerOptions& opts, std::int64
       rep.reject_waiting_head(RejectReason::kNeverFits);
       continue;
     }
-    rep.start_running(slot, cached);
+    // A request loading offloaded blocks runs once they arrive.
+    if (!rep.start_running(slot, cached)) continue;
     const std::int64_t n = std::min(cap, r.kv_tokens - r.computed);
     if (n > 0) rep.plan_prefill(slot, n);
   }
