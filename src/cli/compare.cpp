@@ -43,8 +43,10 @@ void run_compare(const SimCommandFlags& flags, const std::string& html) {
         ErrorLocation{"", 0, 0, flags.serving.requests_path.empty() ? "--timeline" : "--requests"},
         "is a 'kvsim simulate' option (one file per run); run simulate for the column you want");
   }
-  const PreparedRun run = prepare_run(flags);
-  const config::Scenario& base = run.scenario;
+  // The base scenario is not resolved on its own: a setting may hold only with the variants'
+  // values (--kv-offload-gib needs vllm-v1 or chunked-prefill, which --scheduler may list).
+  const config::Scenario base = scenario_from(flags);
+  const run::ResolveOptions resolve{.truncate_prompts = flags.workload.truncate_prompts};
   const auto allocators = values_of(flags.settings, "--allocator",
                                     std::string(memory::allocator_kind_name(base.allocator)));
   const auto schedulers = values_of(flags.settings, "--scheduler",
@@ -62,12 +64,13 @@ void run_compare(const SimCommandFlags& flags, const std::string& html) {
       if (flags.settings.find("--scheduler") != nullptr) {
         config::apply_setting(scheduler, name, {"", 0, 0, "--scheduler"}, v);
       }
-      variants.push_back(run::resolve_scenario(v, run.resolve));
+      variants.push_back(run::resolve_scenario(v, resolve));
     }
   }
   std::vector<memory::AllocatorKind> kinds;
   kinds.reserve(variants.size());
   for (const auto& v : variants) kinds.push_back(v.allocator);
+  const PreparedRun run{base, resolve, variants.front()};
   warn_inert_flags(flags, run, kinds);
   std::vector<report::CompareRun> runs;
   for (const run::ResolvedScenario& s : variants) {

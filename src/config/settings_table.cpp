@@ -398,6 +398,29 @@ const Setting kSettings[] = {
          [](Scenario& s, const SettingValue& v) {
            s.sim.scheduler.swap_space_bytes = gib_to_bytes(v.number);
          }},
+    {.path = "serving.kv_offload_gib",
+     .flag = "--kv-offload-gib",
+     .help = "KV offload to CPU memory, GiB per GPU (vLLM's OffloadingConnector, LMCache's "
+             "max_local_cpu_size): prefix blocks the GPU cache evicts are kept there and loaded "
+             "over PCIe instead of recomputed; needs prefix caching and vllm-v1 or "
+             "chunked-prefill",
+     .type = SettingType::kGib,
+     .range = closed(0, 1e6),
+     .default_text = "0",
+     .grid_axis = true,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.sim.kv_offload_bytes = gib_to_bytes(v.number); }},
+    {.path = "serving.kv_offload_bandwidth_gb_s",
+     .flag = "--kv-offload-bandwidth-gb-s",
+     .help = "Host-to-GPU bandwidth of KV offload loads, GB/s (default: the GPU's PCIe "
+             "bandwidth)",
+     .type = SettingType::kFloat,
+     .range = {0, 1e6, true, false},
+     .grid_axis = true,
+     .apply =
+         [](Scenario& s, const SettingValue& v) {
+           s.sim.kv_offload_bandwidth_bytes_per_s = v.number * 1e9;
+         }},
     {.path = "serving.enable_prefix_caching",
      .flag = "--enable-prefix-caching",
      .help = "Share cached prompt blocks (the workload needs prefix hashes; default: on for "

@@ -50,19 +50,56 @@ struct AdmitResult {
   // size, < prompt_tokens (the last prompt token is always computed) and <= the num_tokens
   // admitted. 0 without prefix caching.
   std::int64_t cached_tokens = 0;
+  // Of cached_tokens, those found in the CPU offload tier rather than on the GPU
+  // (AllocatorOptions::cpu_offload_bytes): fresh GPU blocks were allocated for them and their
+  // content must be copied host → device (loaded_bytes, whole blocks) before they are usable.
+  std::int64_t loaded_tokens = 0;
+  Bytes loaded_bytes = 0;
 };
 
 // Prefix-cache counters, counted at successful admissions only (a refused admit counts nothing).
 struct PrefixCacheStats {
   std::int64_t queries = 0;       // admissions (with prefix caching on), with or without ids
   std::int64_t query_blocks = 0;  // full prompt blocks looked up (those a hit could cover)
-  std::int64_t hit_blocks = 0;    // of those, found in the cache
+  std::int64_t hit_blocks = 0;    // of those, found in the GPU cache
   std::int64_t query_tokens = 0;  // prompt tokens of those admissions
-  std::int64_t hit_tokens = 0;    // AdmitResult::cached_tokens summed
-  // hit_tokens / query_tokens (vLLM's prefix-cache hit rate); 0 when nothing was queried.
+  // AdmitResult::cached_tokens summed, less the CPU tier's part (cpu_hit_tokens): the GPU hits.
+  std::int64_t hit_tokens = 0;
+  std::int64_t cpu_hit_blocks = 0;  // found in the CPU offload tier after the GPU hit (loaded)
+  std::int64_t cpu_hit_tokens = 0;  // AdmitResult::loaded_tokens summed
+  // hit_tokens / query_tokens (vLLM's GPU prefix-cache hit rate); 0 when nothing was queried.
   double hit_rate() const {
     return query_tokens > 0 ? static_cast<double>(hit_tokens) / static_cast<double>(query_tokens)
                             : 0.0;
+  }
+  // cpu_hit_tokens / query_tokens: the CPU offload tier's hit rate; 0 when nothing was queried.
+  double cpu_hit_rate() const {
+    return query_tokens > 0
+               ? static_cast<double>(cpu_hit_tokens) / static_cast<double>(query_tokens)
+               : 0.0;
+  }
+};
+
+// The CPU offload tier (AllocatorOptions::cpu_offload_bytes), per GPU. Outside the GPU
+// accounting: its blocks are host memory.
+struct OffloadStats {
+  std::int64_t capacity_blocks = 0;  // host bytes / page bytes; 0: no tier
+  std::int64_t blocks_held = 0;      // now
+  std::int64_t stored_blocks = 0;    // GPU → CPU copies of evicted cached blocks
+  Bytes stored_bytes = 0;
+  std::int64_t dropped_blocks = 0;  // dropped from the full tier (its LRU's oldest)
+  std::int64_t loaded_blocks = 0;   // CPU → GPU copies at admission (PrefixCacheStats::cpu_hit_*)
+  Bytes loaded_bytes = 0;
+  // Sums every counter (several allocators' tiers).
+  OffloadStats& operator+=(const OffloadStats& o) {
+    capacity_blocks += o.capacity_blocks;
+    blocks_held += o.blocks_held;
+    stored_blocks += o.stored_blocks;
+    stored_bytes += o.stored_bytes;
+    dropped_blocks += o.dropped_blocks;
+    loaded_blocks += o.loaded_blocks;
+    loaded_bytes += o.loaded_bytes;
+    return *this;
   }
 };
 
@@ -81,6 +118,7 @@ struct AllocatorStats {
   Bytes swapped_in_bytes = 0;      // CPU → GPU, summed
   Bytes cpu_bytes_in_use = 0;      // CPU swap space held now
   PrefixCacheStats prefix_cache;
+  OffloadStats offload;
 };
 
 class Allocator {
@@ -220,6 +258,11 @@ struct AllocatorOptions {
   bool enable_prefix_caching = false;
   // CPU swap space (per GPU) for swap_out; 0: swapping is refused.
   Bytes cpu_swap_bytes = 0;
+  // Paged with prefix caching, one full-attention group: host memory (per GPU) of a CPU tier
+  // that keeps the cached blocks the GPU evicts (an LRU of floor(bytes / page bytes) blocks);
+  // admission continues a GPU prefix hit with the consecutive blocks found there
+  // (AdmitResult::loaded_tokens). 0: no tier, evicted blocks are gone.
+  Bytes cpu_offload_bytes = 0;
 };
 
 // Builds the allocator the options describe. Throws kvsim::Error (field = the option's name,

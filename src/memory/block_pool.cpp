@@ -26,6 +26,7 @@ BlockId BlockPool::allocate(int group) {
     lru_unlink(b);
     Block& victim = blocks_[static_cast<std::size_t>(b)];
     cache_[static_cast<std::size_t>(victim.group)].erase(victim.hash);
+    if (offload_tier_ != nullptr) offload_tier_->store(victim.hash);
     victim.hashed = false;
     victim.hash = 0;
     ++evictions_;

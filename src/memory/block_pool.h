@@ -14,10 +14,13 @@
 // Allocation takes a plain free block first (the most recently freed) and evicts the LRU's
 // oldest block only when no plain one is left, so a cached block is evicted only when a fresh
 // block is needed and nothing else is free. Released hashed blocks join the LRU's young end.
+// With an offload tier (set_offload_tier), every evicted block's hash is stored there.
 
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
+
+#include "memory/cpu_tier.h"
 
 namespace kvsim::memory {
 
@@ -41,6 +44,9 @@ class BlockPool {
   }
   std::int64_t shared_blocks() const { return shared_blocks_; }
   std::int64_t evictions() const { return evictions_; }
+  // From now on, a cached block evicted by allocate() is stored in `tier` (KV offload); nullptr:
+  // evicted blocks are dropped. The tier must outlive the pool's use of it.
+  void set_offload_tier(CpuTier* tier) { offload_tier_ = tier; }
 
   // A fresh block for `group`: ref 1, fill 0, no hash. Evicts the LRU's oldest block (dropping it
   // from the cache) when the free list is empty. Requires num_free() > 0.
@@ -92,6 +98,7 @@ class BlockPool {
   std::vector<std::int64_t> filled_in_use_;
   std::int64_t shared_blocks_ = 0;
   std::int64_t evictions_ = 0;
+  CpuTier* offload_tier_ = nullptr;
   std::vector<std::unordered_map<std::uint64_t, BlockId>> cache_;  // per group
 };
 

@@ -65,6 +65,31 @@ struct SlotSizes {
   Bytes widest = 0;  // the widest group's bytes per token (a paged block's page size / block)
 };
 
+// The CPU offload tier exists only where a block's content id is the prefix cache's: paged, prefix
+// caching on, one full-attention group.
+void check_offload(const AllocatorOptions& o) {
+  if (o.cpu_offload_bytes == 0) return;
+  if (o.cpu_offload_bytes > (Bytes{1} << 62)) {
+    invalid("cpu_offload_bytes", "expected a sane byte count");
+  }
+  if (o.kind != AllocatorKind::kPaged) {
+    invalid("cpu_offload_bytes", "a CPU offload tier needs the paged allocator, not " +
+                                     std::string(allocator_kind_name(o.kind)));
+  }
+  if (!o.enable_prefix_caching) {
+    invalid("cpu_offload_bytes",
+            "a CPU offload tier holds prefix-cached blocks: it needs prefix "
+            "caching");
+  }
+  const bool one_full_group =
+      o.groups.empty() || (o.groups.size() == 1 && o.groups[0].sliding_window == 0);
+  if (!one_full_group) {
+    invalid("cpu_offload_bytes",
+            "a CPU offload tier is modelled for full-attention models only "
+            "(this one has sliding-window or hybrid layer groups)");
+  }
+}
+
 // Checks `o` (throws kvsim::Error naming the field) and returns its slot sizes.
 SlotSizes checked_slot_sizes(const AllocatorOptions& o) {
   SlotSizes z{o.bytes_per_slot, o.bytes_per_slot};
@@ -88,6 +113,7 @@ SlotSizes checked_slot_sizes(const AllocatorOptions& o) {
     }
   }
   if (o.cpu_swap_bytes > (Bytes{1} << 62)) invalid("cpu_swap_bytes", "expected a sane byte count");
+  check_offload(o);
 
   if (o.kind == AllocatorKind::kPaged) {
     if (o.block_size < 1 || o.block_size > (1 << 20)) {

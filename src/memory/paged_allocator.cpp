@@ -59,6 +59,13 @@ PagedAllocator::PagedAllocator(const AllocatorOptions& options)
     groups_.push_back(g);
   }
   reservation_.assign(groups_.size(), 0);
+  if (options.cpu_offload_bytes > 0) {
+    KVSIM_ASSERT(prefix_caching_ && groups_.size() == 1 && groups_[0].sliding_window == 0,
+                 "offload options unchecked");
+    cpu_tier_ = std::make_unique<CpuTier>(
+        static_cast<std::int64_t>(options.cpu_offload_bytes / page_bytes_));
+    pool_.set_offload_tier(cpu_tier_.get());
+  }
 }
 
 // ---- helpers ------------------------------------------------------------------------------
@@ -199,7 +206,10 @@ std::optional<AdmitResult> PagedAllocator::admit(const SeqInfo& seq, std::int64_
                "admit: token counts out of range");
   KVSIM_ASSERT(!seqs_.contains(seq.id), "admit: the id is already live");
   std::vector<std::uint64_t> hashes = chain_hashes(seq);
-  const Hit hit = find_hit(hashes, std::min(num_tokens, seq.prompt_tokens - 1));
+  const std::int64_t cap = std::min(num_tokens, seq.prompt_tokens - 1);
+  const Hit hit = find_hit(hashes, cap);
+  // Loaded blocks are fresh GPU blocks: `needed` below counts them with the others.
+  const std::int64_t loaded = cpu_hit_blocks(hashes, hit.tokens / base_block_size_, cap);
   std::int64_t needed = hit.evictable;
   const std::size_t num_groups = groups_.size();
   for (std::size_t g = 0; g < num_groups; ++g) {
@@ -209,6 +219,10 @@ std::optional<AdmitResult> PagedAllocator::admit(const SeqInfo& seq, std::int64_
   if (pool_.num_free() - needed < watermark_blocks_) {
     ++stats_.admits_refused;
     return std::nullopt;
+  }
+  // The blocks to load become the tier's youngest, so this admission's evictions keep them.
+  for (std::int64_t j = 0; j < loaded; ++j) {
+    cpu_tier_->touch(hashes[static_cast<std::size_t>(hit.tokens / base_block_size_ + j)]);
   }
   Seq s;
   s.prompt = seq.prompt_tokens;
@@ -236,20 +250,13 @@ std::optional<AdmitResult> PagedAllocator::admit(const SeqInfo& seq, std::int64_
     }
     settle(s, static_cast<int>(g), t.first + static_cast<std::int64_t>(hit.blocks[g].size()));
   }
-  if (prefix_caching_) {
-    PrefixCacheStats& p = stats_.prefix_cache;
-    ++p.queries;
-    p.query_tokens += seq.prompt_tokens;
-    p.hit_tokens += hit.tokens;
-    p.query_blocks += std::min(std::max<std::int64_t>(0, seq.prompt_tokens - 1),
-                               static_cast<std::int64_t>(s.hashes.size()) * base_block_size_) /
-                      base_block_size_;
-    p.hit_blocks += hit.tokens / base_block_size_;
-  }
+  count_prefix_query(seq, static_cast<std::int64_t>(s.hashes.size()), hit.tokens, loaded);
   account(s, +1);
   seqs_.emplace(seq.id, std::move(s));
   ++stats_.admits;
-  return AdmitResult{hit.tokens};
+  const std::int64_t loaded_tokens = loaded * base_block_size_;
+  return AdmitResult{hit.tokens + loaded_tokens, loaded_tokens,
+                     static_cast<Bytes>(loaded) * page_bytes_};
 }
 
 bool PagedAllocator::grow_tail_in_place(Seq& s, std::int64_t grown) {
@@ -421,12 +428,6 @@ std::optional<Bytes> PagedAllocator::swap_in(SeqId id) {
   return moved;
 }
 
-std::int64_t PagedAllocator::cached_prefix_tokens(const SeqInfo& seq,
-                                                  std::int64_t num_tokens) const {
-  if (!prefix_caching_) return 0;
-  return find_hit(chain_hashes(seq), std::min(num_tokens, seq.prompt_tokens - 1)).tokens;
-}
-
 std::optional<std::int64_t> PagedAllocator::in_place_room(SeqId id) const {
   if (groups_.size() != 1 || groups_[0].sliding_window != 0 || forked_) return std::nullopt;
   const auto it = seqs_.find(id);
@@ -443,6 +444,13 @@ AllocatorStats PagedAllocator::stats() const {
   AllocatorStats s = stats_;
   s.evictions = pool_.evictions();
   s.cpu_bytes_in_use = static_cast<Bytes>(cpu_blocks_used_) * page_bytes_;
+  if (cpu_tier_) {
+    s.offload.capacity_blocks = cpu_tier_->capacity();
+    s.offload.blocks_held = cpu_tier_->size();
+    s.offload.stored_blocks = cpu_tier_->stored_blocks();
+    s.offload.stored_bytes = static_cast<Bytes>(cpu_tier_->stored_blocks()) * page_bytes_;
+    s.offload.dropped_blocks = cpu_tier_->dropped_blocks();
+  }
   return s;
 }
 

@@ -14,7 +14,11 @@
 //    full, unless another block already caches the same content;
 //  - fork shares every block (reference counts); the first sequence to write into a shared
 //    partial block copies it (copy-on-write);
-//  - free releases blocks tail first, so a sequence's last blocks are evicted first.
+//  - free releases blocks tail first, so a sequence's last blocks are evicted first;
+//  - with a CPU offload tier (cpu_offload_bytes), an evicted cached block's hash moves to the
+//    tier (CpuTier, LRU), and admit continues the GPU hit with the consecutive prompt blocks the
+//    tier holds (same cap): fresh GPU blocks, counted as loaded (AdmitResult::loaded_tokens) and
+//    cached on the GPU again at once. The tier is host memory, outside the accounting.
 //
 // Accounting: a block's filled slots are token states, counted once however many sequences
 // share it. Only a table's last block can be partial; its unfilled slots are reservation up to
@@ -28,11 +32,13 @@
 // reservation_[g] == Σ own_reservation(s, g) over resident sequences (a partial tail block can be
 // shared only through fork, so that sum is the exact reservation; after a fork it is recounted).
 
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
 #include "memory/allocator.h"
 #include "memory/block_pool.h"
+#include "memory/cpu_tier.h"
 
 namespace kvsim::memory {
 
@@ -73,6 +79,8 @@ class PagedAllocator final : public Allocator {
   std::int64_t watermark_blocks() const { return watermark_blocks_; }
   const std::vector<GroupGeometry>& groups() const { return groups_; }
   const BlockPool& pool() const { return pool_; }
+  // The CPU offload tier; nullptr without one.
+  const CpuTier* cpu_tier() const { return cpu_tier_.get(); }
   // The block table of a resident sequence in `group` (block ids from its first held block) and
   // the index of that first block.
   const std::vector<BlockId>& block_table(SeqId id, int group = 0) const;
@@ -105,6 +113,13 @@ class PagedAllocator final : public Allocator {
   std::vector<std::uint64_t> chain_hashes(const SeqInfo& seq) const;
   // The longest usable prefix-cache hit of at most `cap` tokens.
   Hit find_hit(const std::vector<std::uint64_t>& hashes, std::int64_t cap) const;
+  // Consecutive prompt blocks from block `first` on that the CPU tier holds, within `cap`
+  // tokens (0 without a tier).
+  std::int64_t cpu_hit_blocks(const std::vector<std::uint64_t>& hashes, std::int64_t first,
+                              std::int64_t cap) const;
+  // Counts an admission's prefix-cache lookup (GPU hit `hit_tokens`, CPU `loaded_blocks`).
+  void count_prefix_query(const SeqInfo& seq, std::int64_t num_hashes, std::int64_t hit_tokens,
+                          std::int64_t loaded_blocks);
   std::uint64_t group_hash(const Seq& s, int g, std::int64_t j) const;
   // Sets fills of the table's blocks from index `from` on, and caches newly full prompt blocks.
   void settle(Seq& s, int g, std::int64_t from);
@@ -141,6 +156,7 @@ class PagedAllocator final : public Allocator {
   std::int64_t cpu_blocks_;
   std::int64_t cpu_blocks_used_ = 0;
   BlockPool pool_;
+  std::unique_ptr<CpuTier> cpu_tier_;  // on the heap: pool_ points at it
   std::unordered_map<SeqId, Seq> seqs_;
   AllocatorStats stats_;
   std::vector<std::int64_t> reservation_;  // per group, kept incrementally (see Invariants)

@@ -1,5 +1,6 @@
 #include "report/compare_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -49,6 +50,21 @@ std::vector<Row> memory_rows() {
       {"peak used (GB per GPU)",
        [](const sim::SimResult& r) { return static_cast<double>(r.peak_used_bytes) / 1e9; },
        num(2)},
+  };
+}
+
+// With KV offload in any run: the prefix-cache hit rate per tier.
+std::vector<Row> offload_rows() {
+  const auto rate = [](std::int64_t tokens, const sim::SimResult& r) {
+    return r.prefix_query_tokens > 0
+               ? static_cast<double>(tokens) / static_cast<double>(r.prefix_query_tokens)
+               : 0.0;
+  };
+  return {
+      {"prefix-cache hit rate: GPU",
+       [rate](const sim::SimResult& r) { return rate(r.prefix_hit_tokens, r); }, pct},
+      {"prefix-cache hit rate: CPU tier",
+       [rate](const sim::SimResult& r) { return rate(r.prefix_cpu_hit_tokens, r); }, pct},
   };
 }
 
@@ -172,6 +188,10 @@ std::string compare_table(const std::vector<CompareRun>& runs, const sim::SloOpt
                                               : ": " + runs[0].inputs.model_label + ", " +
                                                     runs[0].inputs.workload_label));
   add_rows(t, runs, memory_rows());
+  if (std::any_of(runs.begin(), runs.end(),
+                  [](const CompareRun& r) { return r.result.offload_enabled; })) {
+    add_rows(t, runs, offload_rows());
+  }
   t.add_separator();
   add_rows(t, runs, throughput_rows());
   t.add_separator();

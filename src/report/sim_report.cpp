@@ -75,6 +75,13 @@ void add_sim_serving_json(Json& serving, const sim::SimOptions& o) {
   serving["swap_space_bytes"] = o.scheduler.swap_space_bytes;
   serving["enable_prefix_caching"] = o.enable_prefix_caching;
   if (o.warm_prefix_cache) serving["warm_prefix_cache"] = true;
+  if (o.kv_offload_bytes > 0) {
+    serving["kv_offload_bytes"] = o.kv_offload_bytes;
+    // null: the GPU profile's PCIe bandwidth (the cost model's swap time).
+    serving["kv_offload_bandwidth_gb_s"] = o.kv_offload_bandwidth_bytes_per_s > 0
+                                               ? Json(o.kv_offload_bandwidth_bytes_per_s / 1e9)
+                                               : Json(nullptr);
+  }
   serving["time_limit_s"] = null_or_seconds(o.time_limit_ns);
   Json slo;
   slo["ttft_ms"] =
@@ -155,6 +162,38 @@ Json summary_json(const sim::SimResult& result, const sim::SloOptions& slo) {
   return s;
 }
 
+// Per-tier prefix-cache hits with KV offload: the GPU's (memory.prefix_cache_hit_rate's) and the
+// CPU tier's, whose hits were loaded over PCIe; the tier's traffic and occupancy.
+Json prefix_cache_tiers_json(const sim::SimResult& result) {
+  const sim::Metrics& m = result.metrics;
+  const memory::OffloadStats& o = result.offload;
+  const auto rate = [&](std::int64_t tokens) {
+    return result.prefix_query_tokens > 0
+               ? static_cast<double>(tokens) / static_cast<double>(result.prefix_query_tokens)
+               : 0.0;
+  };
+  Json j;
+  j["query_tokens"] = result.prefix_query_tokens;
+  j["gpu_hit_tokens"] = result.prefix_hit_tokens;
+  j["gpu_hit_rate"] = rate(result.prefix_hit_tokens);
+  j["cpu_hit_tokens"] = result.prefix_cpu_hit_tokens;
+  j["cpu_hit_rate"] = rate(result.prefix_cpu_hit_tokens);
+  j["cpu_loads"] = m.offload_loads;
+  j["cpu_loaded_bytes"] = m.offload_load_bytes;
+  j["cpu_load_time_s"] = seconds(m.offload_load_ns);
+  j["cpu_stored_blocks"] = o.stored_blocks;
+  j["cpu_stored_bytes"] = o.stored_bytes;
+  j["cpu_dropped_blocks"] = o.dropped_blocks;
+  // Per GPU (a replica's engines share it).
+  const std::int64_t engines = result.num_replicas > 0 ? result.num_replicas : 1;
+  j["cpu_tier_blocks"] = o.capacity_blocks / engines;
+  j["cpu_tier_used_fraction_at_end"] =
+      o.capacity_blocks > 0
+          ? static_cast<double>(o.blocks_held) / static_cast<double>(o.capacity_blocks)
+          : 0.0;
+  return j;
+}
+
 Json memory_json(const sim::SimResult& result) {
   const sim::MemoryFractions& f = result.fraction;
   Json j;
@@ -165,6 +204,7 @@ Json memory_json(const sim::SimResult& result) {
                        {"free", f.free}};
   j["peak_used_bytes"] = result.peak_used_bytes;
   j["prefix_cache_hit_rate"] = result.prefix_cache_hit_rate();
+  if (result.offload_enabled) j["prefix_cache"] = prefix_cache_tiers_json(result);
   j["capacity_bytes"] = result.capacity_bytes;
   j["capacity_tokens"] = result.capacity_slots;
   j["peak_used_fraction"] =
@@ -270,6 +310,12 @@ std::string sim_report_table(const SimReportInputs& inputs, const sim::SimResult
   mem.add("peak used", human_bytes(result.peak_used_bytes));
   if (result.prefix_query_tokens > 0)
     mem.add("prefix-cache hit rate", percent(result.prefix_cache_hit_rate()));
+  if (result.offload_enabled) {
+    const Json t = prefix_cache_tiers_json(result);
+    mem.add("CPU offload tier hit rate", percent(t["cpu_hit_rate"].get<double>()),
+            human_bytes(t["cpu_loaded_bytes"].get<Bytes>()) + " loaded in " +
+                fixed(t["cpu_load_time_s"].get<double>(), 3) + " s");
+  }
   return kv.render() + "\n" + lat.render() + mem.render();
 }
 

@@ -17,13 +17,29 @@ Error deployment_error(const std::string& field, const std::string& message) {
 
 // The allocator settings that come from the serving options, not the deployment. Each of `engines`
 // virtual engines (pipeline parallelism) gets its share of the swap space (vLLM V0:
-// num_cpu_blocks //= pipeline_parallel_size).
+// num_cpu_blocks //= pipeline_parallel_size) and of the CPU offload tier.
 void set_serving_options(memory::AllocatorOptions& a, const SimOptions& options,
                          std::int64_t engines) {
   a.enable_prefix_caching = options.enable_prefix_caching;
   a.cpu_swap_bytes = options.scheduler.preemption == PreemptionMode::kSwap
                          ? options.scheduler.swap_space_bytes / static_cast<Bytes>(engines)
                          : 0;
+  a.cpu_offload_bytes = options.kv_offload_bytes / static_cast<Bytes>(engines);
+}
+
+// KV offload's requirements on the deployment (the allocator checks them too, by option name).
+void check_offload(const memory::AllocatorOptions& a, const SimOptions& options) {
+  if (options.kv_offload_bytes == 0) return;
+  if (a.kind != memory::AllocatorKind::kPaged) {
+    throw deployment_error("--kv-offload-gib",
+                           "a CPU offload tier needs --allocator paged, not " +
+                               std::string(memory::allocator_kind_name(a.kind)));
+  }
+  if (!a.groups.empty()) {
+    throw deployment_error("--kv-offload-gib",
+                           "a CPU offload tier is modelled for full-attention models only (this "
+                           "model has sliding-window or hybrid layers)");
+  }
 }
 
 // The "does not fit" error of stage `stage` of `pp` (the whole model when pp == 1).
@@ -128,6 +144,7 @@ BuiltDeployment build_deployment(const DeploymentInputs& in, const SimOptions& o
   a.placement = in.placement;
   a.max_seq_len = in.max_model_len;
   set_serving_options(a, options, pp);
+  check_offload(a, options);
   memory::validate_allocator_options(a);  // now, before any run
 
   cost::CostModelConfig cost = in.cost;

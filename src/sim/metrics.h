@@ -56,6 +56,11 @@ struct Metrics {
   // time from the first token to the end of the transfer, link queueing included), and bytes.
   LatencyHistogram kv_transfer;
   Bytes kv_transfer_bytes = 0;
+  // KV offload: admissions that loaded blocks from the CPU tier, the bytes, and the time their
+  // copies took on the PCIe link (bytes / bandwidth, queueing on the link not included).
+  std::int64_t offload_loads = 0;
+  Bytes offload_load_bytes = 0;
+  TimeNs offload_load_ns = 0;
 
   std::int64_t rejected() const {
     return rejected_prompt_too_long + rejected_too_long + rejected_never_fits;

@@ -90,6 +90,32 @@ std::int64_t default_cuda_graph_max_size(std::int64_t max_num_seqs) {
   return std::min<std::int64_t>(2 * max_num_seqs, 512);
 }
 
+namespace {
+
+// KV offload's requirements (SimOptions::kv_offload_bytes).
+void validate_offload(const SimOptions& options) {
+  if (options.kv_offload_bytes > 0) {
+    if (!options.enable_prefix_caching) {
+      throw flag_error("--kv-offload-gib",
+                       "the CPU offload tier holds prefix-cached blocks: it needs "
+                       "--enable-prefix-caching");
+    }
+    if (options.scheduler.kind != SchedulerKind::kVllmV1 &&
+        options.scheduler.kind != SchedulerKind::kChunkedPrefill) {
+      throw flag_error("--kv-offload-gib",
+                       "a request that loads offloaded blocks resumes its prefill when they "
+                       "arrive, which needs --scheduler vllm-v1 or chunked-prefill (vLLM's "
+                       "offloading connector is V1-only), not " +
+                           std::string(scheduler_name(options.scheduler.kind)));
+    }
+  }
+  if (options.kv_offload_bandwidth_bytes_per_s < 0) {
+    throw flag_error("--kv-offload-bandwidth-gb-s", "expected a positive bandwidth");
+  }
+}
+
+}  // namespace
+
 void validate_options(const SimOptions& options) {
   const SchedulerOptions& s = options.scheduler;
   if (options.num_replicas < 1 || options.num_replicas > 100000) {
@@ -148,6 +174,7 @@ void validate_options(const SimOptions& options) {
                      "a warm prefix cache needs prefix caching (--enable-prefix-caching; on by "
                      "default with the vllm-v1 scheduler)");
   }
+  validate_offload(options);
   if (s.cuda_graph_max_size < 0) {
     throw flag_error("--cuda-graph-sizes", "expected a non-negative integer, got " +
                                                std::to_string(s.cuda_graph_max_size));

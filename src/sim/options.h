@@ -75,6 +75,15 @@ struct SimOptions {
   // repeated against the same server), so they hold its prompt blocks, as far as they have room.
   // Needs prefix caching and a workload with prefix hashes (SimSetup::warm_prefixes).
   bool warm_prefix_cache = false;
+  // KV offload to CPU memory (vLLM's OffloadingConnector, LMCache's local CPU cache): host bytes
+  // per GPU that keep the prefix blocks the GPU prefix cache evicts; a later prompt that continues
+  // its GPU hit with blocks held there loads them over PCIe instead of recomputing them, and runs
+  // once the load is done. 0 = off. Needs prefix caching and a scheduler that resumes running
+  // prefills (vllm-v1, chunked-prefill).
+  Bytes kv_offload_bytes = 0;
+  // Host → device bandwidth of those loads, bytes/s. 0 = the cost model's swap_time (the GPU
+  // profile's PCIe bandwidth).
+  double kv_offload_bandwidth_bytes_per_s = 0;
   // Allocator block size in tokens, used to split a workload's prefix blocks into the
   // allocator's blocks (the allocator itself is built with the same value).
   std::int64_t block_size = 16;

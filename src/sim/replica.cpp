@@ -1,6 +1,7 @@
 #include "sim/replica.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "common/assert.h"
 #include "sim/pipeline_clock.h"
@@ -300,7 +301,8 @@ void Replica::finish_swap_in(RequestPool::Slot slot, TimeNs now) {
   advance_to(now);
   now_ = now;
   Request& r = request(slot);
-  KVSIM_ASSERT(r.state == RequestState::kSwappingIn, "only a swapping-in request completes a swap");
+  KVSIM_ASSERT(r.state == RequestState::kSwappingIn || r.state == RequestState::kLoading,
+               "only a swapping-in or loading request completes a copy");
   r.state = r.computed < r.prefill_target ? RequestState::kPrefill : RequestState::kDecode;
   swapping_in_.erase(std::find(swapping_in_.begin(), swapping_in_.end(), slot));
   running_.push_back(slot);
@@ -316,6 +318,7 @@ AdmitStatus Replica::try_admit(RequestPool::Slot slot, std::int64_t num_tokens,
   if (!result) return holds_nothing() ? AdmitStatus::kNeverFits : AdmitStatus::kNoRoom;
   r.kv_tokens = num_tokens;
   r.kv_in_allocator = num_tokens;
+  r.load_bytes = result->loaded_bytes;
   note_told(r);
   // Transferred KV (disaggregated serving) is present like a prefix-cache hit.
   *cached_tokens =
@@ -340,6 +343,7 @@ void Replica::release_kv(Request& r) {
   r.kv_tokens = 0;
   r.kv_in_allocator = 0;
   r.kv_in_place_end = 0;
+  r.load_bytes = 0;
 }
 
 void Replica::note_told(Request& r) {
@@ -365,13 +369,13 @@ void Replica::requeue_for_recompute(RequestPool::Slot slot) {
   waiting_.push_front(slot);
 }
 
-void Replica::start_running(RequestPool::Slot slot, std::int64_t cached_tokens) {
+bool Replica::start_running(RequestPool::Slot slot, std::int64_t cached_tokens) {
   // FCFS, except that vLLM V0's partial prefills may let a short request pass a long one.
   const auto it = std::find(waiting_.begin(), waiting_.end(), slot);
   KVSIM_ASSERT(it != waiting_.end(), "an admitted request was waiting");
   waiting_.erase(it);
-  running_.push_back(slot);
   Request& r = request(slot);
+  if (r.load_bytes == 0) running_.push_back(slot);
   r.state = RequestState::kPrefill;
   r.prefill_target = r.prompt_tokens + r.generated;
   // The last prompt token is always computed (its logits give the next token).
@@ -383,6 +387,27 @@ void Replica::start_running(RequestPool::Slot slot, std::int64_t cached_tokens) 
     r.first_scheduled_ns = now_;
     ctx_.metrics->on_first_scheduled(r);
   }
+  if (r.load_bytes == 0) return true;
+  start_load(slot);
+  return false;
+}
+
+void Replica::start_load(RequestPool::Slot slot) {
+  Request& r = request(slot);
+  const double bandwidth = options_.kv_offload_bandwidth_bytes_per_s;
+  const TimeNs load_ns = bandwidth > 0
+                             ? std::llround(static_cast<double>(r.load_bytes) * 1e9 / bandwidth)
+                             : cost_model_->swap_time(r.load_bytes);
+  // Host → device on the replica's PCIe link, after the copies already queued there.
+  link_free_ns_ = std::max(link_free_ns_, now_) + load_ns;
+  Metrics& m = *ctx_.metrics;
+  ++m.offload_loads;
+  m.offload_load_bytes += r.load_bytes;
+  m.offload_load_ns += load_ns;
+  r.load_bytes = 0;
+  r.state = RequestState::kLoading;
+  swapping_in_.push_back(slot);
+  ctx_.events->push(link_free_ns_, EventKind::kSwapInDone, index_, slot);
 }
 
 bool Replica::try_grow(RequestPool::Slot slot, std::int64_t num_tokens) {

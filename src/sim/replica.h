@@ -5,8 +5,9 @@
 //
 // Invariants:
 //   - every live request of this replica is in exactly one of waiting, running, swapped,
-//     swapping-in (counted), held (static batching's finished rows) or transferring (a
-//     prefill-only replica's handed-off requests, whose KV it still holds);
+//     swapping-in (counted; requests loading offloaded prefix blocks included), held (static
+//     batching's finished rows) or transferring (a prefill-only replica's handed-off requests,
+//     whose KV it still holds);
 //   - running is in admission order (newest last: the preemption victim);
 //   - a request holds GPU room iff it is running, swapping in or held (and host room while
 //     swapped); kv_tokens is that room in tokens, and computed <= kv_tokens;
@@ -87,7 +88,8 @@ class Replica {
   std::optional<TimeNs> start_step(TimeNs now);
   // The step in flight ended at `now`: tokens are produced, finished requests released.
   void finish_step(TimeNs now);
-  // A swap-in issued by the scheduler has completed: the request rejoins the running batch.
+  // A swap-in issued by the scheduler, or an admission's load from the CPU offload tier, has
+  // completed: the request (re)joins the running batch.
   void finish_swap_in(RequestPool::Slot slot, TimeNs now);
   // Adds the current state × (now − last time) to the integrals.
   void advance_to(TimeNs now);
@@ -164,8 +166,11 @@ class Replica {
   // Undoes try_admit (e.g. the step's token budget turned out too small).
   void undo_admit(RequestPool::Slot slot);
   // Moves the admitted waiting head to the end of running, in prefill, with `computed` tokens
-  // already in the cache (prefix hit, capped below the prefill target).
-  void start_running(RequestPool::Slot slot, std::int64_t computed);
+  // already in the cache (prefix hit, capped below the prefill target). Returns false when its
+  // admission found blocks in the CPU offload tier: it is loading them instead (queued on the
+  // PCIe link, counted as swapping in) and joins running when they arrive, so the caller plans
+  // nothing for it now.
+  bool start_running(RequestPool::Slot slot, std::int64_t computed);
   // Room for `num_tokens` more tokens of a running request; false (nothing changed) if none.
   bool try_grow(RequestPool::Slot slot, std::int64_t num_tokens);
   // Room for the first `total_tokens` tokens of a running request (it may hold some already, e.g.
@@ -199,6 +204,8 @@ class Replica {
   // Frees `slot`'s KV cache and puts it back at the head of the queue to recompute from scratch.
   void requeue_for_recompute(RequestPool::Slot slot);
   memory::SeqInfo seq_info(const Request& r, bool with_prefix) const;
+  // Queues the admitted `slot`'s load from the CPU offload tier on the PCIe link.
+  void start_load(RequestPool::Slot slot);
   void produce_token(RequestPool::Slot slot, TimeNs now);
   // Inter-token gaps of one step go to the ITL histogram in runs of equal length.
   void note_token_gap(TimeNs gap_ns);
@@ -234,7 +241,7 @@ class Replica {
   // Σ (kv_tokens − kv_in_allocator) over requests on the GPU: token states the allocator still
   // counts as reservation (refresh_accounting moves them).
   std::int64_t deferred_tokens_ = 0;
-  TimeNs link_free_ns_ = 0;  // when the PCIe link finishes its queued copies
+  TimeNs link_free_ns_ = 0;  // when the PCIe link finishes its queued copies (swaps, loads)
 
   memory::ByteAccounting accounting_;
   memory::TimeWeightedAccounting memory_time_;

@@ -24,6 +24,8 @@ const char* request_state_name(RequestState state) {
       return "finished";
     case RequestState::kRejected:
       return "rejected";
+    case RequestState::kLoading:
+      return "loading";
   }
   return "?";
 }

@@ -7,6 +7,7 @@
 //      │            └─── preempted (recompute): KV freed, back to the head of the queue
 //      │                               └──── preempted (swap) ──► kSwapped ──► kSwappingIn ──►
 //      kDecode └──► kRejected (prompt or prompt + output beyond max_model_len, or it can never fit)
+//   admitted with blocks to load from the CPU offload tier: kWaiting ──► kLoading ──► kPrefill
 // A request ends exactly once, in kFinished or kRejected (or is still live at --time-limit).
 
 #include <cstdint>
@@ -25,6 +26,7 @@ enum class RequestState : std::uint8_t {
   kTransferring,  // disaggregated: prefilled; its KV is on its way to a decode instance
   kFinished,      // every output token produced
   kRejected,      // never served
+  kLoading,       // admitted; prefix blocks are being copied from the CPU offload tier
 };
 
 enum class RejectReason : std::uint8_t {
@@ -69,6 +71,7 @@ struct Request {
   // Disaggregated serving: leading tokens whose KV came from the prefill instance, present when
   // a decode instance admits it (consumed by that admission; lost on recompute).
   std::int64_t kv_received = 0;
+  Bytes load_bytes = 0;  // admitted, not yet running: bytes to load from the CPU offload tier
 
   std::int64_t final_tokens() const { return prompt_tokens + output_tokens; }
 };

@@ -45,8 +45,7 @@ void admit_whole_prefills(Replica& rep, const SchedulerOptions& opts, std::int64
       rep.undo_admit(slot);
       break;
     }
-    rep.start_running(slot, cached);
-    rep.plan_prefill(slot, new_tokens);
+    if (rep.start_running(slot, cached)) rep.plan_prefill(slot, new_tokens);
   }
 }
 
@@ -70,7 +69,8 @@ void admit_prefill_chunks(Replica& rep, const SchedulerOptions& opts, std::int64
       rep.reject_waiting_head(RejectReason::kNeverFits);
       continue;
     }
-    rep.start_running(slot, cached);
+    // A request loading offloaded blocks runs once they arrive.
+    if (!rep.start_running(slot, cached)) continue;
     const std::int64_t n = std::min(cap, r.kv_tokens - r.computed);
     if (n > 0) rep.plan_prefill(slot, n);
   }
@@ -223,8 +223,9 @@ class ChunkedPrefillScheduler final : public Scheduler {
         rep.reject_waiting_head(RejectReason::kNeverFits);
         continue;
       }
-      rep.start_running(slot, cached);
+      const bool runs_now = rep.start_running(slot, cached);
       if (is_long(target)) ++pp.long_prefills;
+      if (!runs_now) continue;  // loading offloaded blocks: it runs once they arrive
       const std::int64_t tokens = std::min(n, r.kv_tokens - r.computed);
       if (tokens > 0) rep.plan_prefill(slot, tokens);
     }

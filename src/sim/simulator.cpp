@@ -421,6 +421,7 @@ void Simulator::count_unfinished(SimResult& result, TimeNs end, bool hit_limit) 
 
 void Simulator::collect_replicas(SimResult& result) const {
   result.num_replicas = opts_.num_replicas;
+  result.offload_enabled = opts_.kv_offload_bytes > 0;
   // A replica's engines (pipeline parallelism) together hold its GPUs' KV cache.
   // Disaggregated: a decode replica's.
   const Replica& one = *replicas_[first_decode()];
@@ -454,9 +455,12 @@ void Simulator::collect_replicas(SimResult& result) const {
     }
     result.max_running = std::max(result.max_running, rep->max_running());
     result.max_waiting = std::max(result.max_waiting, rep->max_waiting());
-    const memory::PrefixCacheStats pc = rep->allocator_stats().prefix_cache;
+    const memory::AllocatorStats stats = rep->allocator_stats();
+    const memory::PrefixCacheStats& pc = stats.prefix_cache;
     result.prefix_query_tokens += pc.query_tokens;
     result.prefix_hit_tokens += pc.hit_tokens;
+    result.prefix_cpu_hit_tokens += pc.cpu_hit_tokens;
+    result.offload += stats.offload;
   }
   const auto total = ts + rs + in + ex + fr;
   if (total > 0) {

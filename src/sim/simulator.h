@@ -152,7 +152,12 @@ struct SimResult {
   // of admissions that looked up the cache, and of those, tokens found cached.
   std::int64_t prefix_query_tokens = 0;
   std::int64_t prefix_hit_tokens = 0;
-  // vLLM's prefix-cache hit rate: hit tokens / looked-up tokens (0 when none looked up).
+  // KV offload (SimOptions::kv_offload_bytes > 0): tokens found in the CPU tier (loaded, not
+  // recomputed) and the tiers' counters, summed over the replicas' allocators.
+  bool offload_enabled = false;
+  std::int64_t prefix_cpu_hit_tokens = 0;
+  memory::OffloadStats offload;
+  // vLLM's (GPU) prefix-cache hit rate: hit tokens / looked-up tokens (0 when none looked up).
   double prefix_cache_hit_rate() const {
     return prefix_query_tokens > 0
                ? static_cast<double>(prefix_hit_tokens) / static_cast<double>(prefix_query_tokens)

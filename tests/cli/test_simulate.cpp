@@ -1,5 +1,6 @@
 // `kvsim simulate` and `kvsim compare` run as a user would: flags, scenario files, outputs and
 // bad input.
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -126,6 +127,14 @@ TEST_CASE("simulate: bad input is one clear error and exit 2", "[sim][cli]") {
        "--max-model-len: the KV cache of one replica"},
       {{"simulate", "--model", model, "--gpu", gpu, "--trace", trace, "--format", "yaml"},
        "--format: expected table|json|csv"},
+      {{"simulate", "--model", model, "--gpu", gpu, "--trace", trace, "--kv-offload-gib", "-1"},
+       "--kv-offload-gib: expected a number of GiB in [0, 1000000], got '-1'"},
+      {{"simulate", "--model", model, "--gpu", gpu, "--trace", trace, "--kv-offload-gib", "8",
+        "--scheduler", "vllm", "--enable-prefix-caching"},
+       "--kv-offload-gib: a request that loads offloaded blocks resumes its prefill"},
+      {{"simulate", "--model", model, "--gpu", gpu, "--trace", trace, "--kv-offload-gib", "8",
+        "--allocator", "contiguous-oracle"},
+       "--kv-offload-gib: a CPU offload tier needs --allocator paged"},
       {{"compare", "--model", model, "--gpu", gpu, "--trace", trace}, "expected a list to compare"},
       {{"compare", "--model", model, "--gpu", gpu, "--trace", trace, "--allocator", "paged,pagd"},
        "got 'pagd', did you mean 'paged'?"},
@@ -138,4 +147,59 @@ TEST_CASE("simulate: bad input is one clear error and exit 2", "[sim][cli]") {
     CHECK(run.err.rfind("kvsim: error: ", 0) == 0);
     CHECK(run.out.empty());
   }
+}
+
+TEST_CASE("simulate: --kv-offload-gib adds a CPU tier, reported per tier", "[sim][cli]") {
+  // 40 system prompts of 256 tokens (16-token prefix blocks) overflow the tiny GPU cache.
+  const std::vector<std::string> shared = {"--shared-prefix-fraction",
+                                           "1",
+                                           "--shared-prefix-prompts",
+                                           "40",
+                                           "--shared-prefix-tokens",
+                                           "256",
+                                           "--prefix-block-tokens",
+                                           "16",
+                                           "--scheduler",
+                                           "vllm-v1",
+                                           "--enable-prefix-caching"};
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), shared.begin(), shared.end());
+    return run_kvsim(tiny_synthetic(extra));
+  };
+  const auto off = with({});
+  const auto on = with({"--kv-offload-gib", "8"});
+  INFO(on.err);
+  REQUIRE(off.exit_code == 0);
+  REQUIRE(on.exit_code == 0);
+  const Json a = Json::parse(off.out);
+  const Json b = Json::parse(on.out);
+  // Off: the report is as before (no offload field anywhere).
+  CHECK_FALSE(a["inputs"]["serving"].contains("kv_offload_bytes"));
+  CHECK_FALSE(a["memory"].contains("prefix_cache"));
+  CHECK(b["inputs"]["serving"]["kv_offload_bytes"] == 8 * (1LL << 30));
+  CHECK(b["inputs"]["serving"]["kv_offload_bandwidth_gb_s"].is_null());  // the GPU's PCIe
+  const Json& pc = b["memory"]["prefix_cache"];
+  CHECK(pc["gpu_hit_rate"] == b["memory"]["prefix_cache_hit_rate"]);
+  CHECK(pc["cpu_hit_tokens"].get<std::int64_t>() > 0);
+  CHECK(pc["cpu_hit_rate"].get<double>() > 0.0);
+  CHECK(pc["cpu_loaded_bytes"].get<std::int64_t>() > 0);
+  CHECK(pc["cpu_load_time_s"].get<double>() > 0.0);
+  CHECK(pc["cpu_tier_blocks"].get<std::int64_t>() > 0);
+  for (const char* key :
+       {"query_tokens", "gpu_hit_tokens", "cpu_loads", "cpu_stored_blocks", "cpu_stored_bytes",
+        "cpu_dropped_blocks", "cpu_tier_used_fraction_at_end"}) {
+    CHECK(pc.contains(key));
+  }
+  // The loaded prefixes are not recomputed: fewer prefill tokens, lower mean TTFT.
+  CHECK(b["summary"]["ttft_s"]["mean"].get<double>() <
+        a["summary"]["ttft_s"]["mean"].get<double>());
+  std::vector<std::string> args = shared;
+  args.insert(args.end(), {"--kv-offload-gib", "8"});
+  args = tiny_synthetic(args);
+  *std::find(args.begin(), args.end(), "json") = "table";
+  const auto table = run_kvsim(args);
+  CHECK(table.out.find("CPU offload tier hit rate") != std::string::npos);
+  const auto bw = with({"--kv-offload-gib", "8", "--kv-offload-bandwidth-gb-s", "12.5"});
+  REQUIRE(bw.exit_code == 0);
+  CHECK(Json::parse(bw.out)["inputs"]["serving"]["kv_offload_bandwidth_gb_s"] == 12.5);
 }

@@ -78,6 +78,12 @@ std::vector<Config> configs() {
   c.push_back({"paged bs16 prefix caching", paged(16, 48, true, 0.01)});
   c.push_back({"paged bs4 prefix caching", paged(4, 160, true, 0.0)});
   c.push_back({"paged bs1", paged(1, 500, true, 0.0)});
+  AllocatorOptions offload = paged(4, 160, true, 0.0);
+  offload.cpu_offload_bytes = 4 * 40 * 3;  // a CPU tier of 40 blocks
+  c.push_back({"paged bs4 prefix caching + CPU offload", offload});
+  offload = paged(16, 48, true, 0.01);
+  offload.cpu_offload_bytes = 16 * 5 * 3 + 7;  // 5 blocks: the tier drops blocks often
+  c.push_back({"paged bs16 prefix caching + small CPU offload", offload});
   c.push_back({"paged window", hybrid({{2, 20}}, 60, true)});
   c.push_back({"paged hybrid equal", hybrid({{2, 0}, {2, 24}}, 90, true)});
   c.push_back({"paged hybrid padded", hybrid({{3, 0}, {5, 40}, {5, 0}}, 120, true)});
@@ -102,6 +108,7 @@ struct Live {
 void check_invariants(const Allocator& a) {
   if (const auto* p = dynamic_cast<const PagedAllocator*>(&a)) {
     p->check_invariants();
+    if (p->cpu_tier() != nullptr) p->cpu_tier()->check_invariants();
   } else {
     dynamic_cast<const ContiguousAllocator&>(a).check_invariants();
   }
@@ -182,6 +189,7 @@ void run_config(const Config& config, std::uint64_t stream, std::uint64_t seed, 
         PROPERTY(r->cached_tokens <= n);
         PROPERTY(r->cached_tokens < std::max<std::int64_t>(1, l.prompt));
         PROPERTY(r->cached_tokens % base_block == 0);
+        PROPERTY(r->loaded_tokens <= r->cached_tokens && r->loaded_tokens % base_block == 0);
         l.tokens = n;
         live.emplace(next_id, l);
       } else {
