@@ -20,7 +20,7 @@
 
 namespace kvsim::sim {
 
-bool Replica::begin_fast_forward(TimeNs now) {
+bool Replica::begin_fast_forward(TimeNs now, TimeNs horizon) {
   const SchedulerOptions& so = options_.scheduler;
   const bool policy = so.kind == SchedulerKind::kVllm ||
                       so.kind == SchedulerKind::kChunkedPrefill ||
@@ -30,6 +30,7 @@ bool Replica::begin_fast_forward(TimeNs now) {
       !cost_model_->prices_decode_totals()) {
     return false;
   }
+  if (now - step_start_ns_ >= horizon - now) return false;  // the guess: see replica.h
   const auto n = static_cast<std::int64_t>(running_.size());
   // Every step schedules one token per running request: all of them only within the budget.
   if (n > effective_max_num_batched_tokens(so)) return false;
@@ -76,6 +77,7 @@ std::optional<TimeNs> Replica::advance_decode_step(TimeNs horizon) {
 
   // start_step: the scheduler grows every request by one token in place.
   advance_to(start);
+  step_start_ns_ = start;
   link_free_ns_ = std::max(link_free_ns_, start);
   deferred_tokens_ += ff_.num_seqs;
   accounting_ = with_deferred(ff_.from_allocator);

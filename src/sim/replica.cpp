@@ -176,6 +176,7 @@ std::optional<TimeNs> Replica::start_step(TimeNs now) {
   m.num_sequence_steps += plan_.num_items();
   m.num_step_tokens += plan_.num_tokens();
   busy_ = true;
+  step_start_ns_ = now;
   return now + step_ns;
 }
 

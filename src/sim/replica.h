@@ -97,8 +97,10 @@ class Replica {
   // before `horizon` (when nothing else may happen), needs no allocator call (in-place room) and
   // finishes no request, and returns its end; nullopt ends the run, and end_fast_forward brings
   // every running request up to date (its next step is then an ordinary start_step). O(1) per
-  // step; O(running) at the beginning and the end.
-  bool begin_fast_forward(TimeNs now);
+  // step; O(running) at the beginning and the end. begin_fast_forward declines at once (no scan
+  // of the running requests) when a step as long as the one that just ended would not end
+  // before `horizon`: a guess that only ever skips a run.
+  bool begin_fast_forward(TimeNs now, TimeNs horizon);
   std::optional<TimeNs> advance_decode_step(TimeNs horizon);
   void end_fast_forward();
   // Closes the memory integrals at the end of the run (`now` >= every earlier time).
@@ -220,6 +222,7 @@ class Replica {
 
   StepPlan plan_;
   bool busy_ = false;
+  TimeNs step_start_ns_ = 0;  // when the step in flight (or the last one) started
   TimeNs now_ = 0;
   std::int64_t preemptions_this_pass_ = 0;
 

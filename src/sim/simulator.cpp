@@ -314,8 +314,6 @@ void Simulator::start_steps(TimeNs now) {
 }
 
 void Simulator::fast_forward(std::uint32_t replica, TimeNs limit, TimeNs& now) {
-  Replica& rep = *replicas_[replica];
-  if (!rep.begin_fast_forward(now)) return;
   // A step may be applied here only if its end would be popped alone next: strictly before the
   // next queued event, and at or before the limit. Strictly before the next timeline sample too,
   // so that no sample falls between two of the steps (each sample is the state after the events
@@ -323,6 +321,8 @@ void Simulator::fast_forward(std::uint32_t replica, TimeNs limit, TimeNs& now) {
   const TimeNs after_limit = limit == kTimeNever ? kTimeNever : limit + 1;
   const TimeNs horizon = std::min(
       {events_.empty() ? kTimeNever : events_.top().time, timeline_.next_sample(), after_limit});
+  Replica& rep = *replicas_[replica];
+  if (!rep.begin_fast_forward(now, horizon)) return;
   std::uint64_t elided = 0;
   while (const std::optional<TimeNs> end = rep.advance_decode_step(horizon)) {
     count_batch(now);  // the instant the step started at is done
