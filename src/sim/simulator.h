@@ -7,7 +7,9 @@
 // then every affected idle replica, in index order, starts its next step. Arrivals are read
 // from the workload one at a time, just before they are due, so memory follows the number of
 // live requests. The run ends when the workload is drained and every request has finished or
-// been rejected, or at the time limit.
+// been rejected, or at the time limit. A step end alone at its instant may be followed at once by
+// that replica's next pure-decode steps, applied without events while none of them could end
+// after anything else happens (fast forward, SimOptions::fast_forward: the same results).
 
 #include <cstdint>
 #include <functional>
