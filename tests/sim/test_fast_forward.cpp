@@ -365,3 +365,32 @@ TEST_CASE("Fast forward changes nothing with the roofline model on shipped deplo
     }
   }
 }
+
+TEST_CASE("Fast forward: progress reports come at the same instants", "[sim][fast_forward]") {
+  // The observer hears of progress every 16,384 instants with events; steps run in one go count
+  // as the instants they would have been. One request decoding 40,000 tokens: two reports.
+  struct Progress final : sim::SimObserver {
+    std::vector<TimeNs> at;
+    void on_progress(const sim::SimProgress& p) override {
+      at.push_back(p.now);
+      CHECK(p.live == 1);
+    }
+  };
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  sim::SimOptions opts = small_options();
+  opts.scheduler.max_model_len = 40'008;
+  Progress fast, slow;
+  for (Progress* p : {&fast, &slow}) {
+    opts.fast_forward = p == &fast;
+    sim::SimSetup setup;
+    setup.options = opts;
+    setup.cost_model = &cost;
+    setup.make_allocator = [] { return memory::make_allocator(paged(40'016, 16)); };
+    VectorReader reader({spec(0, 0, 8, 40'000)});
+    sim::simulate(setup, reader, p);
+  }
+  CHECK(cost.num_totals_batches > 30'000);
+  CHECK(fast.at == std::vector<TimeNs>{16'383 * kMs, 32'767 * kMs});
+  CHECK(fast.at == slow.at);
+}
