@@ -28,10 +28,21 @@ struct PrefillChunk {
   std::int64_t num_cached_tokens = 0;  // tokens of this sequence already in the KV cache
 };
 
+// Decoding sequences given by their totals rather than one by one (the simulator's fast
+// forward over runs of pure-decode steps, so that a step costs O(1) in the batch size).
+struct DecodeTotals {
+  std::int64_t num_sequences = 0;
+  std::int64_t context_tokens = 0;  // Σ tokens in their KV caches before this step's token
+};
+
 struct StepBatch {
   std::span<const PrefillChunk> prefills;
   // For each decoding sequence: tokens in its KV cache before this step's token.
   std::span<const std::int64_t> decode_context_tokens;
+  // More decoding sequences, as totals (with or instead of the list above). Only for a cost
+  // model whose prices_decode_totals() is true; it prices them exactly (bit for bit) as the
+  // same sequences listed one by one.
+  DecodeTotals decode_totals;
   // Sequences that sample a token this step (every decode, plus prefills finishing their prompt);
   // the LM head runs for these rows only.
   std::int64_t num_sampling = 0;
@@ -66,6 +77,10 @@ class CostModel {
   virtual StepCost breakdown(const StepBatch& batch) const = 0;
   // Time to move `bytes` of KV between GPU and host memory (swap), one direction.
   virtual TimeNs swap_time(Bytes bytes) const = 0;
+  // Whether StepBatch::decode_totals may be used: the step time then depends on the decoding
+  // sequences only through their number and summed context, and the totals give bit-identical
+  // times. Default: false (the list only).
+  virtual bool prices_decode_totals() const { return false; }
 };
 
 // How the roofline model reads a deployment. Defaults follow vLLM.

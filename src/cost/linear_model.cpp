@@ -35,7 +35,9 @@ LinearCostModel::Terms LinearCostModel::terms(const StepBatch& batch) const {
     cached += ch.num_cached_tokens;
   }
   for (const std::int64_t ctx : batch.decode_context_tokens) context += ctx;
-  const auto decodes = static_cast<std::int64_t>(batch.decode_context_tokens.size());
+  context += batch.decode_totals.context_tokens;
+  const auto decodes = static_cast<std::int64_t>(batch.decode_context_tokens.size()) +
+                       batch.decode_totals.num_sequences;
   Terms t;
   if (prefill_tokens <= 0 && decodes == 0) return t;
   t.base = params_.base_ns;

@@ -20,6 +20,8 @@ class LinearCostModel final : public CostModel {
   // "step_overhead" with 0 s (the base is the overhead).
   StepCost breakdown(const StepBatch& batch) const override;
   TimeNs swap_time(Bytes bytes) const override;
+  // Integer sums: the totals give the same terms exactly.
+  bool prices_decode_totals() const override { return true; }
 
  private:
   struct Terms {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/assert.h"
 #include "cost/ops.h"
 #include "cost/roofline_plan.h"
 
@@ -33,6 +34,16 @@ Aggregates aggregate(const StepBatch& batch, std::int64_t window) {
     g.decode_context_sum += static_cast<double>(ctx);
     g.dec_keys[0] += static_cast<double>(ctx + 1);
     if (window > 0) g.dec_keys[1] += static_cast<double>(std::min(ctx + 1, window));
+  }
+  // Bit-identical to listing the same sequences: every sum above adds integer-valued doubles
+  // below 2^53, so each partial sum, and the total, is exact.
+  if (const DecodeTotals& d = batch.decode_totals; d.num_sequences > 0) {
+    KVSIM_ASSERT(window == 0, "decode totals only without a sliding window");
+    KVSIM_ASSERT(d.context_tokens + d.num_sequences < (std::int64_t{1} << 53),
+                 "decode totals stay exact in double");
+    g.decodes += static_cast<double>(d.num_sequences);
+    g.decode_context_sum += static_cast<double>(d.context_tokens);
+    g.dec_keys[0] += static_cast<double>(d.context_tokens + d.num_sequences);
   }
   g.sequences += g.decodes;
   g.tokens = g.prefill_tokens + g.decodes;
@@ -179,6 +190,11 @@ StepCost RooflineCostModel::breakdown(const StepBatch& batch) const {
   }
   cost.ops.push_back(OpCost{"step_overhead", overhead, 0.0, 0.0, false});
   return cost;
+}
+
+bool RooflineCostModel::prices_decode_totals() const {
+  // A sliding window caps each sequence's keys separately: it needs every context.
+  return plan_->window == 0;
 }
 
 TimeNs RooflineCostModel::swap_time(Bytes bytes) const {

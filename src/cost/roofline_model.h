@@ -66,6 +66,8 @@ class RooflineCostModel final : public CostModel {
   StepCost breakdown(const StepBatch& batch) const override;
   // bytes / PCIe bandwidth (one direction).
   TimeNs swap_time(Bytes bytes) const override;
+  // True without a sliding window (decode totals are then exact; see aggregate()).
+  bool prices_decode_totals() const override;
 
   const ResolvedDtypes& dtypes() const;
   // The step's CPU overhead (op "step_overhead"): step_overhead_s + seq_overhead_s × sequences

@@ -42,6 +42,7 @@ class StepSensitivity final : public sim::SimObserver {
  public:
   explicit StepSensitivity(std::size_t num_requests) : requests_(num_requests) {}
 
+  bool wants_steps() const override { return true; }
   void on_step(const sim::StepEvent& e) override {
     if (e.engine >= engines_.size()) engines_.resize(e.engine + 1);
     Engine& g = engines_[e.engine];

@@ -38,8 +38,12 @@ class EventQueue {
   const Event& top() const { return heap_.front(); }
   // Removes and returns the next event; the queue must not be empty.
   Event pop();
-  // Events pushed so far in this run.
+  // Events pushed so far in this run (elided ones included).
   std::uint64_t num_pushed() const { return next_seq_; }
+  // Counts `n` events that were applied without being queued (a fast-forwarded run of steps,
+  // each of which would have been pushed and popped before anything else): their seq numbers
+  // are used up, so every later event gets the seq it would have had.
+  void count_elided(std::uint64_t n) { next_seq_ += n; }
 
  private:
   std::vector<Event> heap_;  // min-heap on (time, seq)

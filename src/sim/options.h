@@ -97,6 +97,10 @@ struct SimOptions {
   // outstanding (arrived, not yet completed or rejected); the next request waits for one to end
   // and arrives then, or at its own time if later. 0 = open loop.
   std::int64_t max_concurrency = 0;
+  // Advance runs of pure-decode steps of a replica in one go (sim/fast_forward.cpp) instead of
+  // one event each. Results are identical either way (bit for bit; tests compare the two);
+  // false only to test that, or to time the step-by-step loop.
+  bool fast_forward = true;
 };
 
 // Canonical names, as flags and YAML spell them.

@@ -94,13 +94,17 @@ void Replica::refresh_accounting() {
     head_info = seq_info((*ctx_.pool)[waiting_.front()], options_.enable_prefix_caching);
     head = &head_info;
   }
-  accounting_ = allocator_->byte_accounting(head);
+  accounting_ = with_deferred(allocator_->byte_accounting(head));
+  memory_time_.advance(now_, accounting_);  // checks that the five quantities add up
+}
+
+memory::ByteAccounting Replica::with_deferred(memory::ByteAccounting from_allocator) const {
   if (deferred_tokens_ > 0) {
     const Bytes moved = deferred_tokens_ * allocator_->in_place_token_bytes();
-    accounting_.token_states += moved;
-    accounting_.reservation -= moved;
+    from_allocator.token_states += moved;
+    from_allocator.reservation -= moved;
   }
-  memory_time_.advance(now_, accounting_);  // checks that the five quantities add up
+  return from_allocator;
 }
 
 void Replica::advance_to(TimeNs now) {
@@ -210,6 +214,7 @@ std::optional<TimeNs> Replica::start_step(TimeNs now) {
   m.num_sequence_steps += plan_.num_items();
   m.num_step_tokens += plan_.num_tokens();
   busy_ = true;
+  step_start_ns_ = now;
   return now + step_ns;
 }
 

@@ -107,6 +107,23 @@ class Replica {
   bool prefill_only() const { return prefill_only_; }
   // The transfer of `slot`'s KV has completed: its room is freed here.
   void release_transferred(RequestPool::Slot slot, TimeNs now);
+
+  // Fast forward (sim/fast_forward.cpp): a run of pure-decode steps applied without events,
+  // each exactly as start_step + finish_step would apply it. Call begin_fast_forward when idle,
+  // right after the step that ended at `now`; it says whether the next steps qualify: a
+  // vllm, chunked-prefill or vllm-v1 engine without a pipeline, nothing waiting, swapped or
+  // swapping in, every running request decoding, holding room for exactly what it computed and
+  // having produced its token at `now`, all of them within the token budget, and a cost model
+  // that prices decode totals. Then each advance_decode_step runs the next step if it ends
+  // before `horizon` (when nothing else may happen), needs no allocator call (in-place room) and
+  // finishes no request, and returns its end; nullopt ends the run, and end_fast_forward brings
+  // every running request up to date (its next step is then an ordinary start_step). O(1) per
+  // step; O(running) at the beginning and the end. begin_fast_forward declines at once (no scan
+  // of the running requests) when a step as long as the one that just ended would not end
+  // before `horizon`: a guess that only ever skips a run.
+  bool begin_fast_forward(TimeNs now, TimeNs horizon);
+  std::optional<TimeNs> advance_decode_step(TimeNs horizon);
+  void end_fast_forward();
   // Closes the memory integrals at the end of the run (`now` >= every earlier time).
   void finish(TimeNs now);
 
@@ -212,6 +229,8 @@ class Replica {
   void flush_token_gaps();
   void reject(RequestPool::Slot slot, RejectReason reason, TimeNs now);
   void refresh_accounting();
+  // The replica's accounting from the allocator's: deferred tokens moved to token states.
+  memory::ByteAccounting with_deferred(memory::ByteAccounting from_allocator) const;
 
   std::uint32_t index_;
   const SimOptions& options_;
@@ -233,6 +252,7 @@ class Replica {
 
   StepPlan plan_;
   bool busy_ = false;
+  TimeNs step_start_ns_ = 0;  // when the step in flight (or the last one) started
   TimeNs now_ = 0;
   std::int64_t preemptions_this_pass_ = 0;
 
@@ -252,6 +272,19 @@ class Replica {
   std::int64_t num_completed_ = 0;
   TimeNs pending_gap_ns_ = 0;           // length of the run of gaps not yet in the metrics
   std::int64_t pending_gap_count_ = 0;  // its count
+
+  // A fast-forward run in progress (between begin_ and end_fast_forward). The running requests'
+  // own fields lag by `steps`; these totals are current.
+  struct FastForward {
+    bool active = false;
+    std::int64_t num_seqs = 0;              // running, every one decoding
+    std::int64_t context_tokens = 0;        // Σ computed over running, now
+    std::int64_t padding_tokens = 0;        // CUDA-graph rows of a step of num_seqs tokens
+    std::int64_t steps_left = 0;            // steps that need no allocator call and finish nobody
+    std::int64_t steps = 0;                 // steps advanced so far
+    memory::ByteAccounting from_allocator;  // constant during the run: it is not called
+  };
+  FastForward ff_;
 };
 
 }  // namespace kvsim::sim

@@ -1,6 +1,7 @@
 #include "sim/simulator.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "common/assert.h"
 #include "common/error.h"
@@ -58,6 +59,9 @@ class TimelineRecorder {
       }
     }
   }
+  // The next sample time (kTimeNever when disabled): its point is the state after every event
+  // up to it.
+  TimeNs next_sample() const { return enabled() ? next_ : kTimeNever; }
   std::vector<TimelinePoint> take() { return std::move(points_); }
   TimeNs interval() const { return interval_; }
 
@@ -96,6 +100,12 @@ class Simulator final : public RequestSink {
   bool run_events(TimeNs limit, TimeNs& now);
   void dispatch(const Event& e, TimeNs now);
   void start_steps(TimeNs now);  // on every replica marked since the last call that is idle
+  // After a lone step end of `replica` at `now`: its next pure-decode steps whose ends would be
+  // the next events anyway (before any queued event, timeline sample or the time limit) are
+  // applied at once (Replica::begin_fast_forward). `now` moves to the last one's end, where
+  // start_steps then starts the next step as usual.
+  void fast_forward(std::uint32_t replica, TimeNs limit, TimeNs& now);
+  void count_batch(TimeNs now);  // one instant's events done: progress every so often
   void count_unfinished(SimResult& result, TimeNs end, bool hit_limit);
   void collect_replicas(SimResult& result) const;  // capacity, memory and load over time
   void on_arrival(TimeNs now);
@@ -141,6 +151,7 @@ class Simulator final : public RequestSink {
   std::int64_t ended_ = 0;
   std::int64_t outstanding_at_last_arrival_ = 0;
   TimeNs now_ = 0;               // the time of the events being dispatched
+  std::uint64_t batches_ = 0;    // instants whose events have been dispatched
   bool held_by_client_ = false;  // next_ waits for a closed-loop client (max_concurrency)
 };
 
@@ -386,20 +397,54 @@ void Simulator::start_steps(TimeNs now) {
   dirty_.clear();
 }
 
+void Simulator::fast_forward(std::uint32_t replica, TimeNs limit, TimeNs& now) {
+  // A step may be applied here only if its end would be popped alone next: strictly before the
+  // next queued event, and at or before the limit. Strictly before the next timeline sample too,
+  // so that no sample falls between two of the steps (each sample is the state after the events
+  // up to its time).
+  const TimeNs after_limit = limit == kTimeNever ? kTimeNever : limit + 1;
+  const TimeNs horizon = std::min(
+      {events_.empty() ? kTimeNever : events_.top().time, timeline_.next_sample(), after_limit});
+  Replica& rep = *replicas_[replica];
+  if (!rep.begin_fast_forward(now, horizon)) return;
+  std::uint64_t elided = 0;
+  while (const std::optional<TimeNs> end = rep.advance_decode_step(horizon)) {
+    count_batch(now);  // the instant the step started at is done
+    now = *end;
+    ++elided;
+  }
+  rep.end_fast_forward();
+  now_ = now;
+  events_.count_elided(elided);  // the step ends not pushed
+}
+
+void Simulator::count_batch(TimeNs now) {
+  if (observer_ && (++batches_ & 0x3fff) == 0) {
+    observer_->on_progress(
+        SimProgress{now, metrics_.arrived, ended_, static_cast<std::int64_t>(pool_.num_live())});
+  }
+}
+
 bool Simulator::run_events(TimeNs limit, TimeNs& now) {
-  std::uint64_t batches = 0;
   while (!events_.empty()) {
     const TimeNs t = events_.top().time;
     if (t > limit) return true;
     timeline_.sample_until(t, [this] { return current_state(); });
     now = t;
     now_ = t;
-    while (!events_.empty() && events_.top().time == t) dispatch(events_.pop(), now);
-    start_steps(now);
-    if (observer_ && (++batches & 0x3fff) == 0) {
-      observer_->on_progress(
-          SimProgress{now, metrics_.arrived, ended_, static_cast<std::int64_t>(pool_.num_live())});
+    const Event first = events_.pop();
+    dispatch(first, now);
+    bool alone = true;
+    while (!events_.empty() && events_.top().time == t) {
+      dispatch(events_.pop(), now);
+      alone = false;
     }
+    if (alone && first.kind == EventKind::kStepEnd && opts_.fast_forward &&
+        (observer_ == nullptr || !observer_->wants_steps())) {
+      fast_forward(first.replica, limit, now);
+    }
+    start_steps(now);
+    count_batch(now);
   }
   return false;
 }

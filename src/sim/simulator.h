@@ -7,7 +7,9 @@
 // then every affected idle replica, in index order, starts its next step. Arrivals are read
 // from the workload one at a time, just before they are due, so memory follows the number of
 // live requests. The run ends when the workload is drained and every request has finished or
-// been rejected, or at the time limit.
+// been rejected, or at the time limit. A step end alone at its instant may be followed at once by
+// that replica's next pure-decode steps, applied without events while none of them could end
+// after anything else happens (fast forward, SimOptions::fast_forward: the same results).
 
 #include <cstdint>
 #include <functional>
@@ -85,6 +87,9 @@ class SimObserver {
   virtual ~SimObserver() = default;
   // An engine step has started (one virtual call per step; the default does nothing).
   virtual void on_step(const StepEvent& step) { (void)step; }
+  // Whether on_step is wanted: a run of pure-decode steps is then stepped one by one, never
+  // fast-forwarded (SimOptions::fast_forward), so that every step is seen.
+  virtual bool wants_steps() const { return false; }
   // A request has ended: finished, rejected, or (at the end of a time-limited run) still live.
   virtual void on_request_end(const Request& request) { (void)request; }
   // Every so many events.

@@ -11,7 +11,8 @@
 //                              watermark 1%, recompute preemption; the same run as
 //                              `kvsim simulate ... --trace splitwise_conv.csv` (README)
 //
-// Skips with a message when ../shared/data is absent.
+// Each also as ...StepByStep: with SimOptions::fast_forward off (one event per step), the same
+// results. Skips with a message when ../shared/data is absent.
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
@@ -36,7 +37,8 @@ void report(benchmark::State& state, std::int64_t sequence_steps, std::int64_t r
   state.counters["steps"] = static_cast<double>(steps) / static_cast<double>(state.iterations());
 }
 
-void BM_DecodeHeavy(benchmark::State& state) {
+// `fast_forward` false: every step one event (SimOptions::fast_forward), the loop before it.
+void decode_heavy(benchmark::State& state, bool fast_forward) {
   const model::ModelSpec model = config::load_model("llama-3-8b");
   const model::HardwareSpec gpu = config::load_hardware("h200-sxm");
   sim::DeploymentInputs in;
@@ -47,6 +49,7 @@ void BM_DecodeHeavy(benchmark::State& state) {
   sim::SimOptions options;
   options.scheduler.max_num_seqs = 256;
   options.scheduler.max_num_batched_tokens = 256 * 100;
+  options.fast_forward = fast_forward;
   const sim::BuiltDeployment built = sim::build_deployment(in, options);
   const sim::SimSetup setup = built.setup(options);
   trace::WorkloadOptions w;
@@ -69,9 +72,16 @@ void BM_DecodeHeavy(benchmark::State& state) {
   report(state, sequence_steps, requests, steps);
   state.counters["max_running"] = static_cast<double>(max_running);
 }
+void BM_DecodeHeavy(benchmark::State& state) {
+  decode_heavy(state, true);
+}
+void BM_DecodeHeavyStepByStep(benchmark::State& state) {
+  decode_heavy(state, false);
+}
 BENCHMARK(BM_DecodeHeavy)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DecodeHeavyStepByStep)->Unit(benchmark::kMillisecond);
 
-void BM_SimulateSplitwiseConv(benchmark::State& state) {
+void simulate_splitwise_conv(benchmark::State& state, bool fast_forward) {
   const std::string trace_path =
       std::string(KVSIM_SHARED_DATA_DIR) + "/traces/vidur_processed/splitwise_conv.csv";
   if (!std::filesystem::exists(trace_path)) {
@@ -94,6 +104,7 @@ void BM_SimulateSplitwiseConv(benchmark::State& state) {
   options.scheduler.max_num_seqs = 128;
   options.scheduler.max_num_batched_tokens = 4096;
   options.scheduler.preemption = sim::PreemptionMode::kRecompute;
+  options.fast_forward = fast_forward;
   const sim::BuiltDeployment built = sim::build_deployment(in, options);
   const sim::SimSetup setup = built.setup(options);
   trace::WorkloadOptions w;
@@ -111,6 +122,13 @@ void BM_SimulateSplitwiseConv(benchmark::State& state) {
   report(state, sequence_steps, requests, steps);
   state.counters["kv_blocks"] = static_cast<double>(built.capacity().num_blocks);
 }
+void BM_SimulateSplitwiseConv(benchmark::State& state) {
+  simulate_splitwise_conv(state, true);
+}
+void BM_SimulateSplitwiseConvStepByStep(benchmark::State& state) {
+  simulate_splitwise_conv(state, false);
+}
 BENCHMARK(BM_SimulateSplitwiseConv)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SimulateSplitwiseConvStepByStep)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -1,3 +1,4 @@
+#include <cmath>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -32,4 +33,27 @@ TEST_CASE("Linear model: hand-checkable step times", "[cost]") {
   CHECK(br.ops[4].name == "step_overhead");
   CHECK(m.step_time(cost::StepBatch{}) == 0);
   CHECK(m.swap_time(10'000'000'000ull) == kNsPerSecond);
+}
+
+TEST_CASE("Linear model: decode totals give the same step time as the list", "[cost]") {
+  cost::LinearCostParams p;
+  p.base_ns = 1000;
+  p.per_decode_seq_ns = 7.5;
+  p.per_context_token_ns = 0.3;
+  p.per_prefill_token_ns = 2;
+  const cost::LinearCostModel m(p);
+  REQUIRE(m.prices_decode_totals());
+  const std::vector<std::int64_t> ctx = {100, 2000, 35};
+  const cost::PrefillChunk chunk{64, 16};
+  cost::StepBatch listed;
+  listed.decode_context_tokens = ctx;
+  listed.prefills = {&chunk, 1};
+  cost::StepBatch totals;
+  totals.decode_totals = {3, 2135};
+  totals.prefills = {&chunk, 1};
+  CHECK(m.step_time(totals) == m.step_time(listed));
+  totals.prefills = {};
+  listed.prefills = {};
+  CHECK(m.step_time(totals) == m.step_time(listed));
+  CHECK(m.step_time(totals) == std::llround(1000 + 3 * 7.5 + 0.3 * 2135));
 }

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/error.h"
+#include "common/rng.h"
 #include "cost/cost_fixtures.h"
 #include "cost/ops.h"
 #include "cost/roofline_model.h"
@@ -296,4 +297,37 @@ TEST_CASE("The step overhead adds per step, per sequence and per prompt token, e
   batch.decode_context_tokens = {};
   batch.num_sampling = 0;
   CHECK(over.step_time(batch) == 0);
+}
+
+TEST_CASE("Decode totals price a batch bit for bit as the sequences listed one by one", "[cost]") {
+  // Every decode sum in the roofline adds integer-valued doubles below 2^53: exact, so the
+  // count and summed context give the same step time, prefills and CUDA-graph padding alongside.
+  cost::CostOptions tp4;
+  tp4.tensor_parallel_size = 4;
+  const cost::RooflineCostModel models[] = {
+      cost::RooflineCostModel(test::llama3_70b(), test::h100_sxm(), {}),
+      cost::RooflineCostModel(test::llama3_70b(), test::a100_sxm(), tp4),
+      cost::RooflineCostModel(test::deepseek_v2_lite(), test::h100_sxm(), {})};
+  Rng rng(5);
+  for (const auto& model : models) {
+    REQUIRE(model.prices_decode_totals());
+    for (int i = 0; i < 200; ++i) {
+      std::vector<std::int64_t> ctx(static_cast<std::size_t>(rng.uniform_int(1, 300)));
+      std::int64_t sum = 0;
+      for (auto& c : ctx) sum += c = rng.uniform_int(0, 100'000);
+      const PrefillChunk chunk{rng.uniform_int(1, 500), rng.uniform_int(0, 2000)};
+      StepBatch listed;
+      listed.decode_context_tokens = ctx;
+      listed.num_padding_tokens = rng.uniform_int(0, 7);
+      if (i % 2 == 1) listed.prefills = {&chunk, 1};
+      listed.num_sampling = static_cast<std::int64_t>(ctx.size()) + (i % 2);
+      StepBatch totals = listed;
+      totals.decode_context_tokens = {};
+      totals.decode_totals = {static_cast<std::int64_t>(ctx.size()), sum};
+      CHECK(model.step_time(totals) == model.step_time(listed));
+    }
+  }
+  // A sliding window caps each sequence's keys on its own: totals are not enough.
+  CHECK_FALSE(cost::RooflineCostModel(test::mistral_7b_window(), test::h100_sxm(), {})
+                  .prices_decode_totals());
 }

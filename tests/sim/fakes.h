@@ -192,36 +192,50 @@ class FakeAllocator final : public memory::Allocator {
   memory::PrefixCacheStats prefix_;
 };
 
-// step = per_step + per_prefill_token × prefill tokens + per_decode × decode rows;
-// swap = bytes × swap_ns_per_byte. Records every batch it is asked about.
+// step = per_step + per_prefill_token × prefill tokens + per_decode × decode rows
+//        + per_context_token × Σ decode contexts (+ per_padding_token × CUDA-graph padding);
+// swap = bytes × swap_ns_per_byte. Records every batch it is asked about. Prices decode totals
+// (the simulator's fast forward) unless told not to.
 class FixedCostModel final : public cost::CostModel {
  public:
   TimeNs per_step_ns = 0;
   TimeNs per_prefill_token_ns = 0;
   TimeNs per_decode_ns = 0;
+  TimeNs per_context_token_ns = 0;
+  TimeNs per_padding_token_ns = 0;
   TimeNs swap_ns_per_byte = 0;
+  bool price_totals = true;
 
   struct Seen {
     std::vector<cost::PrefillChunk> prefills;
     std::vector<std::int64_t> decode_contexts;
     std::int64_t num_sampling = 0;
     std::int64_t num_padding_tokens = 0;
+    cost::DecodeTotals decode_totals;
   };
   mutable std::vector<Seen> seen;
   bool record = false;
+  mutable std::int64_t num_totals_batches = 0;  // batches given as decode totals
 
   TimeNs step_time(const cost::StepBatch& batch) const override {
     std::int64_t prefill_tokens = 0;
     for (const auto& p : batch.prefills) prefill_tokens += p.num_tokens;
+    std::int64_t context = batch.decode_totals.context_tokens;
+    for (const std::int64_t c : batch.decode_context_tokens) context += c;
+    if (batch.decode_totals.num_sequences > 0) ++num_totals_batches;
     if (record) {
       seen.push_back(Seen{{batch.prefills.begin(), batch.prefills.end()},
                           {batch.decode_context_tokens.begin(), batch.decode_context_tokens.end()},
                           batch.num_sampling,
-                          batch.num_padding_tokens});
+                          batch.num_padding_tokens,
+                          batch.decode_totals});
     }
-    return per_step_ns + per_prefill_token_ns * prefill_tokens +
-           per_decode_ns * static_cast<TimeNs>(batch.decode_context_tokens.size());
+    const auto decodes =
+        static_cast<TimeNs>(batch.decode_context_tokens.size()) + batch.decode_totals.num_sequences;
+    return per_step_ns + per_prefill_token_ns * prefill_tokens + per_decode_ns * decodes +
+           per_context_token_ns * context + per_padding_token_ns * batch.num_padding_tokens;
   }
+  bool prices_decode_totals() const override { return price_totals; }
   cost::StepCost breakdown(const cost::StepBatch& batch) const override {
     cost::StepCost c;
     c.time_s = ns_to_seconds(step_time(batch));

@@ -1,0 +1,396 @@
+// The simulator's fast forward over runs of pure-decode steps (sim/fast_forward.cpp): the same
+// run with SimOptions::fast_forward on and off must agree in every result, bit for bit.
+#include <catch2/catch.hpp>
+
+#include "common/int_math.h"
+#include "config/catalog.h"
+#include "memory/allocator.h"
+#include "model/kv_math.h"
+#include "sim/deployment.h"
+#include "sim/sim_test_util.h"
+#include "trace/workload.h"
+
+using namespace kvsim;
+using namespace kvsim::test;
+
+namespace {
+
+constexpr TimeNs kMs = kNsPerMs;
+
+void check_same(const sim::LatencyHistogram& a, const sim::LatencyHistogram& b) {
+  CHECK(a.count() == b.count());
+  CHECK(a.exact() == b.exact());
+  CHECK(a.min() == b.min());
+  CHECK(a.max() == b.max());
+  CHECK(a.mean() == b.mean());
+  for (const double q : {0.0, 10.0, 50.0, 90.0, 95.0, 99.0, 100.0}) {
+    CHECK(a.percentile(q) == b.percentile(q));
+  }
+}
+
+void check_same(const sim::Metrics& a, const sim::Metrics& b) {
+  check_same(a.ttft, b.ttft);
+  check_same(a.tpot, b.tpot);
+  check_same(a.itl, b.itl);
+  check_same(a.e2e, b.e2e);
+  check_same(a.queue, b.queue);
+  check_same(a.normalized, b.normalized);
+  CHECK(a.queue_trend.count() == b.queue_trend.count());
+  CHECK(a.queue_trend.slope() == b.queue_trend.slope());
+  CHECK(a.arrived == b.arrived);
+  CHECK(a.completed == b.completed);
+  CHECK(a.rejected() == b.rejected());
+  CHECK(a.prompt_tokens == b.prompt_tokens);
+  CHECK(a.output_tokens == b.output_tokens);
+  CHECK(a.slo_good == b.slo_good);
+  CHECK(a.preemptions_recompute == b.preemptions_recompute);
+  CHECK(a.preemptions_swap == b.preemptions_swap);
+  CHECK(a.num_steps == b.num_steps);
+  CHECK(a.num_sequence_steps == b.num_sequence_steps);
+  CHECK(a.num_step_tokens == b.num_step_tokens);
+  CHECK(a.swap_out_bytes == b.swap_out_bytes);
+  CHECK(a.swap_in_bytes == b.swap_in_bytes);
+}
+
+void check_same(const sim::TimelinePoint& a, const sim::TimelinePoint& b) {
+  CHECK(a.t == b.t);
+  CHECK(a.running == b.running);
+  CHECK(a.waiting == b.waiting);
+  CHECK(a.used_bytes == b.used_bytes);
+  CHECK(a.reserved_bytes == b.reserved_bytes);
+  CHECK(a.free_bytes == b.free_bytes);
+  CHECK(a.token_state_bytes == b.token_state_bytes);
+  CHECK(a.internal_fragmentation_bytes == b.internal_fragmentation_bytes);
+  CHECK(a.external_fragmentation_bytes == b.external_fragmentation_bytes);
+}
+
+// Every SimResult field and every request's report.
+void check_same(const SimRun& fast, const SimRun& slow) {
+  const sim::SimResult& a = fast.result;
+  const sim::SimResult& b = slow.result;
+  check_same(a.metrics, b.metrics);
+  CHECK(a.requests_unfinished == b.requests_unfinished);
+  CHECK(a.hit_time_limit == b.hit_time_limit);
+  CHECK(a.duration_ns == b.duration_ns);
+  CHECK(a.num_replicas == b.num_replicas);
+  CHECK(a.capacity_slots == b.capacity_slots);
+  CHECK(a.bytes_per_slot == b.bytes_per_slot);
+  CHECK(a.capacity_bytes == b.capacity_bytes);
+  CHECK(a.fraction.token_states == b.fraction.token_states);
+  CHECK(a.fraction.reservation == b.fraction.reservation);
+  CHECK(a.fraction.internal_fragmentation == b.fraction.internal_fragmentation);
+  CHECK(a.fraction.external_fragmentation == b.fraction.external_fragmentation);
+  CHECK(a.fraction.free == b.fraction.free);
+  CHECK(a.peak_used_bytes == b.peak_used_bytes);
+  CHECK(a.mean_running == b.mean_running);
+  CHECK(a.mean_waiting == b.mean_waiting);
+  CHECK(a.max_running == b.max_running);
+  CHECK(a.max_waiting == b.max_waiting);
+  CHECK(a.completed_per_replica == b.completed_per_replica);
+  CHECK(a.num_prefix_routed == b.num_prefix_routed);
+  CHECK(a.saturation == b.saturation);
+  CHECK(a.queue_delay_slope == b.queue_delay_slope);
+  CHECK(a.outstanding_at_end_of_arrivals == b.outstanding_at_end_of_arrivals);
+  CHECK(a.num_events == b.num_events);
+  CHECK(a.timeline_interval_ns == b.timeline_interval_ns);
+  CHECK(a.prefix_query_tokens == b.prefix_query_tokens);
+  CHECK(a.prefix_hit_tokens == b.prefix_hit_tokens);
+  REQUIRE(a.timeline.size() == b.timeline.size());
+  for (std::size_t i = 0; i < a.timeline.size(); ++i) check_same(a.timeline[i], b.timeline[i]);
+  CHECK(fast.num_end_calls == slow.num_end_calls);
+  REQUIRE(fast.ended.size() == slow.ended.size());
+  for (const auto& [id, r] : fast.ended) {
+    const sim::Request& s = slow.ended.at(id);
+    CHECK(r.state == s.state);
+    CHECK(r.replica == s.replica);
+    CHECK(r.first_scheduled_ns == s.first_scheduled_ns);
+    CHECK(r.first_token_ns == s.first_token_ns);
+    CHECK(r.last_token_ns == s.last_token_ns);
+    CHECK(r.finish_ns == s.finish_ns);
+    CHECK(r.generated == s.generated);
+    CHECK(r.computed == s.computed);
+    CHECK(r.num_preemptions == s.num_preemptions);
+    CHECK(r.cached_tokens == s.cached_tokens);
+  }
+}
+
+memory::AllocatorOptions paged(std::int64_t capacity_slots, std::int64_t block_size) {
+  memory::AllocatorOptions a;
+  a.kind = memory::AllocatorKind::kPaged;
+  a.bytes_per_slot = 1000;
+  a.capacity_bytes = static_cast<Bytes>(capacity_slots) * 1000;
+  a.block_size = block_size;
+  a.watermark = 0;
+  return a;
+}
+
+// The run with fast forward on (`cost` records it) and off (a copy of `cost` as it was).
+std::pair<SimRun, SimRun> both_ways(sim::SimOptions opts, const memory::AllocatorOptions& alloc,
+                                    const FixedCostModel& cost,
+                                    const std::vector<trace::RequestSpec>& specs) {
+  SimRun fast, slow;
+  const auto make = [&] { return memory::make_allocator(alloc); };
+  const FixedCostModel slow_cost = cost;
+  opts.fast_forward = false;
+  simulate_into(slow, opts, make, slow_cost, specs);
+  opts.fast_forward = true;
+  simulate_into(fast, opts, make, cost, specs);
+  return {std::move(fast), std::move(slow)};
+}
+
+sim::SimOptions tiny_options() {
+  sim::SimOptions o = small_options();
+  o.scheduler.max_model_len = 64;
+  return o;
+}
+
+void share_prefixes(std::vector<trace::RequestSpec>& specs, std::int64_t block_tokens, Rng& rng) {
+  for (auto& s : specs) {
+    s.prefix_block_tokens = block_tokens;
+    for (std::int64_t b = 0; b < ceil_div(s.prompt_tokens, block_tokens); ++b) {
+      s.prefix_hashes.push_back(b < 3 ? static_cast<std::uint64_t>(b) : rng.next_u64());
+    }
+  }
+}
+
+// The decode contexts of each step the cost model priced, totals shown as "Σ/n".
+std::vector<std::string> priced(const FixedCostModel& cost) {
+  std::vector<std::string> out;
+  for (const auto& s : cost.seen) {
+    std::string text;
+    for (const auto& p : s.prefills) text += "P" + std::to_string(p.num_tokens) + " ";
+    for (const std::int64_t c : s.decode_contexts) text += std::to_string(c) + " ";
+    if (s.decode_totals.num_sequences > 0) {
+      text += std::to_string(s.decode_totals.context_tokens) + "/" +
+              std::to_string(s.decode_totals.num_sequences) + " ";
+    }
+    if (!text.empty()) text.pop_back();
+    out.push_back(text);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Fast forward: a lone request runs to its block's in-place room, then steps",
+          "[sim][fast_forward]") {
+  // Prompt 8, 30 outputs, 16-token blocks, 1 ms steps. After the prefill (context 8) the
+  // request holds in place up to token 15 (the block's last slot is a real growth): the steps
+  // at contexts 8..14 go in one run (priced as totals "ctx/1"); 15 (fills the block) and 16
+  // (a new block) are ordinary steps; then 17..30 run again; 31 (the block's last slot) and 32
+  // (a new block) are ordinary; 33..35 run, and 36 produces the last token (tokens at 1..30 ms).
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  cost.record = true;
+  const auto [fast, slow] = both_ways(tiny_options(), paged(64, 16), cost, {spec(0, 0, 8, 30)});
+  check_same(fast, slow);
+  CHECK(fast.ended.at(0).finish_ns == 30 * kMs);
+  std::vector<std::string> expected = {"P8"};
+  for (int c = 8; c <= 14; ++c) expected.push_back(std::to_string(c) + "/1");
+  expected.insert(expected.end(), {"15", "16"});
+  for (int c = 17; c <= 30; ++c) expected.push_back(std::to_string(c) + "/1");
+  expected.insert(expected.end(), {"31", "32", "33/1", "34/1", "35/1", "36"});
+  CHECK(priced(cost) == expected);
+}
+
+TEST_CASE("Fast forward: an arrival stops the run at the last step that ends before it",
+          "[sim][fast_forward]") {
+  // A (prompt 8, 12 outputs) decodes alone from 1 ms in 1 ms steps; B arrives at 5.5 ms. The
+  // steps ending at 2..5 ms go in one run; the step 5 → 6 ms would end after the arrival: it is
+  // priced ("12/1"), not taken, and runs as an ordinary step ("12"). At 6 ms B's prefill runs
+  // alone (vllm), then both decode: A's tokens 7..12 at 8..13 ms.
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  cost.record = true;
+  const auto [fast, slow] = both_ways(tiny_options(), paged(64, 16), cost,
+                                      {spec(0, 0, 8, 12), spec(1, 5 * kMs + kMs / 2, 4, 3)});
+  check_same(fast, slow);
+  const std::vector<std::string> seen = priced(cost);
+  REQUIRE(seen.size() >= 8);
+  CHECK(std::vector<std::string>(seen.begin(), seen.begin() + 8) ==
+        std::vector<std::string>{"P8", "8/1", "9/1", "10/1", "11/1", "12/1", "12", "P4"});
+  CHECK(fast.ended.at(0).finish_ns == 13 * kMs);
+  CHECK(fast.ended.at(1).first_token_ns == 7 * kMs);
+  CHECK(fast.ended.at(1).finish_ns == 9 * kMs);
+}
+
+TEST_CASE("Fast forward: an arrival at the very end of a step stops the run before that step",
+          "[sim][fast_forward]") {
+  // As above with B arriving at 5 ms exactly, when A's step 4 → 5 ms ends. B's arrival was
+  // queued first, so it is dispatched first at 5 ms and vllm then admits B: that step end must
+  // be an event, not part of the run (which ends at 4 ms).
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  cost.record = true;
+  const auto [fast, slow] =
+      both_ways(tiny_options(), paged(64, 16), cost, {spec(0, 0, 8, 12), spec(1, 5 * kMs, 4, 3)});
+  check_same(fast, slow);
+  const std::vector<std::string> seen = priced(cost);
+  REQUIRE(seen.size() >= 7);
+  CHECK(std::vector<std::string>(seen.begin(), seen.begin() + 7) ==
+        std::vector<std::string>{"P8", "8/1", "9/1", "10/1", "11/1", "11", "P4"});
+  CHECK(fast.ended.at(1).first_scheduled_ns == 5 * kMs);
+  CHECK(fast.ended.at(1).first_token_ns == 6 * kMs);
+}
+
+TEST_CASE("Fast forward: the step in which a request finishes is an ordinary step",
+          "[sim][fast_forward]") {
+  // A (prompt 2, 5 outputs) and B (prompt 3, 9 outputs) decode together from 1 ms; A finishes
+  // at 5 ms, so the run holds the steps ending at 2..4 ms (contexts summed: 5, 7, 9) and the
+  // step producing A's last token is ordinary ("5 6"). B then runs on alone: its tokens 6..8 in
+  // one run, its last (at 9 ms) in an ordinary step.
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  cost.record = true;
+  const auto [fast, slow] =
+      both_ways(tiny_options(), paged(128, 16), cost, {spec(0, 0, 2, 5), spec(1, 0, 3, 9)});
+  check_same(fast, slow);
+  CHECK(priced(cost) ==
+        std::vector<std::string>{"P2 P3", "5/2", "7/2", "9/2", "5 6", "7/1", "8/1", "9/1", "10"});
+  CHECK(fast.ended.at(0).finish_ns == 5 * kMs);
+  CHECK(fast.ended.at(1).finish_ns == 9 * kMs);
+  CHECK(fast.result.metrics.num_steps == 9);
+}
+
+TEST_CASE("Fast forward changes nothing: random runs, fast-forwarded and step by step",
+          "[sim][fast_forward]") {
+  // Memory pressure (preemption by recompute and by swap), prefix caching, one or two replicas,
+  // a timeline, CUDA-graph padding, a time limit and closed-loop clients: every result equal.
+  int runs = 0;
+  std::int64_t fast_steps = 0, all_steps = 0;
+  for (auto sched : {sim::SchedulerKind::kVllm, sim::SchedulerKind::kChunkedPrefill,
+                     sim::SchedulerKind::kVllmV1}) {
+    for (auto preemption : {sim::PreemptionMode::kRecompute, sim::PreemptionMode::kSwap}) {
+      if (sched == sim::SchedulerKind::kVllmV1 && preemption == sim::PreemptionMode::kSwap) {
+        continue;  // V1 recomputes only
+      }
+      for (int variant = 0; variant < 16; ++variant) {
+        for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+          const bool prefix = (variant & 1) != 0;
+          const bool two_replicas = (variant & 2) != 0;
+          const bool timeline = (variant & 4) != 0;
+          const bool graphs = (variant & 8) != 0;
+          Rng rng(seed * 1009 + static_cast<std::uint64_t>(variant) * 37 +
+                  static_cast<std::uint64_t>(sched) * 7 + static_cast<std::uint64_t>(preemption));
+          const int n = static_cast<int>(rng.uniform_int(10, 80));
+          auto specs = random_workload(seed + static_cast<std::uint64_t>(variant) * 101, n,
+                                       static_cast<double>(rng.uniform_int(20, 2000)), 200, 150);
+          // Seed 2: every time a multiple of 0.1 ms, so that step ends often coincide with
+          // arrivals, other replicas' step ends, timeline samples and the time limit.
+          const TimeNs quantum = seed == 2 ? kMs / 10 : 1000;
+          if (seed == 2) {
+            for (auto& s : specs) s.arrival_ns -= s.arrival_ns % quantum;
+          }
+          if (prefix) share_prefixes(specs, 8, rng);
+          sim::SimOptions opts = small_options(sched);
+          opts.scheduler.max_model_len = 360;
+          opts.scheduler.max_num_seqs = rng.uniform_int(2, 48);
+          opts.scheduler.max_num_batched_tokens = sched == sim::SchedulerKind::kVllm
+                                                      ? rng.uniform_int(360, 1000)
+                                                      : rng.uniform_int(8, 512);
+          opts.scheduler.preemption = preemption;
+          opts.scheduler.cuda_graph_max_size = graphs ? rng.uniform_int(1, 64) : 0;
+          opts.enable_prefix_caching = prefix;
+          opts.num_replicas = two_replicas ? 2 : 1;
+          opts.router =
+              seed % 2 ? sim::RouterKind::kLeastOutstanding : sim::RouterKind::kRoundRobin;
+          opts.block_size = 8;
+          opts.timeline_points = timeline ? rng.uniform_int(2, 64) : 0;
+          // Always a limit: some of these configurations never drain (a swapped request can
+          // be swapped in and out again step after step, with fast forward off too).
+          opts.time_limit_ns =
+              rng.uniform_int(0, 3) == 0 ? rng.uniform_int(1, 400) * kMs : 10'000 * kMs;
+          if (rng.uniform_int(0, 3) == 0) opts.max_concurrency = rng.uniform_int(1, 16);
+          memory::AllocatorOptions alloc = paged(rng.uniform_int(400, 1500), 8);
+          alloc.watermark = 0.01;
+          alloc.enable_prefix_caching = prefix;
+          alloc.cpu_swap_bytes = static_cast<Bytes>(rng.uniform_int(0, 3000)) * 1000;
+          FixedCostModel cost;
+          cost.per_step_ns = rng.uniform_int(1, 30) * quantum;
+          cost.per_prefill_token_ns = rng.uniform_int(0, 2) * quantum;
+          cost.per_decode_ns = rng.uniform_int(0, 5) * quantum / 10;
+          cost.per_context_token_ns = seed == 2 ? 0 : rng.uniform_int(0, 300);
+          cost.per_padding_token_ns = rng.uniform_int(0, 2) * quantum;
+          cost.swap_ns_per_byte = 1;
+          INFO("scheduler " << sim::scheduler_name(sched) << " preemption "
+                            << sim::preemption_name(preemption) << " variant " << variant
+                            << " seed " << seed);
+          const auto [fast, slow] = both_ways(opts, alloc, cost, specs);
+          check_same(fast, slow);
+          fast_steps += cost.num_totals_batches;
+          all_steps += slow.result.metrics.num_steps;
+          ++runs;
+        }
+      }
+    }
+  }
+  CHECK(runs == 160);
+  // The fast path was taken, and often (steps priced from totals, a few of them not taken).
+  CHECK(fast_steps * 5 > all_steps);
+}
+
+TEST_CASE("Fast forward changes nothing with the roofline model on shipped deployments",
+          "[sim][fast_forward]") {
+  // Llama-3-8B on an A100-80GB and an H200 (their measured tables included), vLLM V1 with its
+  // CUDA-graph padding, vLLM V0 and chunked prefill; a synthetic Poisson workload.
+  const model::ModelSpec model = config::load_model("llama-3-8b");
+  for (const char* gpu_name : {"a100-80gb", "h200-sxm"}) {
+    const model::HardwareSpec gpu = config::load_hardware(gpu_name);
+    for (auto sched : {sim::SchedulerKind::kVllmV1, sim::SchedulerKind::kVllm,
+                       sim::SchedulerKind::kChunkedPrefill}) {
+      sim::DeploymentInputs in;
+      in.model = &model;
+      in.hardware = &gpu;
+      in.kv_format = *model::kv_format_from_name(model, "auto");
+      in.max_model_len = 4096;
+      sim::SimOptions options;
+      options.scheduler.kind = sched;
+      options.scheduler.max_num_seqs = 64;
+      options.scheduler.max_num_batched_tokens = sched == sim::SchedulerKind::kVllm ? 4096 : 512;
+      if (sched == sim::SchedulerKind::kVllmV1) options.scheduler.cuda_graph_max_size = 128;
+      options.timeline_points = 100;
+      const sim::BuiltDeployment built = sim::build_deployment(in, options);
+      CHECK(built.setup(options).cost_model->prices_decode_totals());
+      std::vector<trace::RequestSpec> specs = random_workload(7, 300, 20.0, 2000, 400);
+      SimRun fast, slow;
+      for (SimRun* run : {&fast, &slow}) {
+        options.fast_forward = run == &fast;
+        const sim::SimSetup setup = built.setup(options);
+        VectorReader reader(specs);
+        RecordingObserver observer(*run);
+        run->result = sim::simulate(setup, reader, &observer);
+      }
+      INFO(gpu_name << " " << sim::scheduler_name(sched));
+      check_same(fast, slow);
+    }
+  }
+}
+
+TEST_CASE("Fast forward: progress reports come at the same instants", "[sim][fast_forward]") {
+  // The observer hears of progress every 16,384 instants with events; steps run in one go count
+  // as the instants they would have been. One request decoding 40,000 tokens: two reports.
+  struct Progress final : sim::SimObserver {
+    std::vector<TimeNs> at;
+    void on_progress(const sim::SimProgress& p) override {
+      at.push_back(p.now);
+      CHECK(p.live == 1);
+    }
+  };
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  sim::SimOptions opts = small_options();
+  opts.scheduler.max_model_len = 40'008;
+  Progress fast, slow;
+  for (Progress* p : {&fast, &slow}) {
+    opts.fast_forward = p == &fast;
+    sim::SimSetup setup;
+    setup.options = opts;
+    setup.cost_model = &cost;
+    setup.make_allocator = [] { return memory::make_allocator(paged(40'016, 16)); };
+    VectorReader reader({spec(0, 0, 8, 40'000)});
+    sim::simulate(setup, reader, p);
+  }
+  CHECK(cost.num_totals_batches > 30'000);
+  CHECK(fast.at == std::vector<TimeNs>{16'383 * kMs, 32'767 * kMs});
+  CHECK(fast.at == slow.at);
+}
