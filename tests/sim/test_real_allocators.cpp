@@ -22,6 +22,28 @@ SimRun run_real(const sim::SimOptions& options, const memory::AllocatorOptions& 
   return run;
 }
 
+// Every request ended once, finished ones produced all their tokens, memory within capacity and
+// the five fractions sum to 1.
+void check_run(const SimRun& run, const std::vector<trace::RequestSpec>& specs, int n) {
+  const sim::Metrics& m = run.result.metrics;
+  REQUIRE(run.num_end_calls == n);
+  CHECK(m.completed + m.rejected() == n);
+  std::int64_t requested = 0;
+  for (const auto& s : specs) {
+    const sim::Request& r = run.ended.at(s.id);
+    if (r.state == sim::RequestState::kFinished) {
+      CHECK(r.generated == s.output_tokens);
+      requested += s.output_tokens;
+    }
+  }
+  CHECK(m.output_tokens == requested);
+  CHECK(run.result.peak_used_bytes <= run.result.capacity_bytes);
+  const auto& f = run.result.fraction;
+  CHECK(f.token_states + f.reservation + f.internal_fragmentation + f.external_fragmentation +
+            f.free ==
+        Approx(1.0).epsilon(1e-12));
+}
+
 memory::AllocatorOptions slots(memory::AllocatorKind kind, std::int64_t capacity_slots) {
   memory::AllocatorOptions a;
   a.kind = kind;
@@ -219,23 +241,8 @@ TEST_CASE("Invariants with the real allocators over many seeds", "[sim]") {
         INFO("allocator " << memory::allocator_kind_name(kind) << " scheduler "
                           << sim::scheduler_name(sched) << " seed " << seed);
         const SimRun run = run_real(opts, alloc, cost, specs);
-        const sim::Metrics& m = run.result.metrics;
-        REQUIRE(run.num_end_calls == n);
-        CHECK(m.completed + m.rejected() == n);
-        std::int64_t requested = 0;
-        for (const auto& s : specs) {
-          const sim::Request& r = run.ended.at(s.id);
-          if (r.state == sim::RequestState::kFinished) {
-            CHECK(r.generated == s.output_tokens);
-            requested += s.output_tokens;
-          }
-        }
-        CHECK(m.output_tokens == requested);
-        CHECK(run.result.peak_used_bytes <= run.result.capacity_bytes);
+        check_run(run, specs, n);
         const auto& f = run.result.fraction;
-        CHECK(f.token_states + f.reservation + f.internal_fragmentation + f.external_fragmentation +
-                  f.free ==
-              Approx(1.0).epsilon(1e-12));
         if (kind == memory::AllocatorKind::kPaged) CHECK(f.external_fragmentation == 0.0);
         const SimRun again = run_real(opts, alloc, cost, specs);
         CHECK(again.result.duration_ns == run.result.duration_ns);
@@ -434,23 +441,8 @@ TEST_CASE("KV offload keeps the invariants over many seeds", "[sim]") {
       cost.swap_ns_per_byte = 1;
       INFO("scheduler " << sim::scheduler_name(sched) << " seed " << seed);
       const SimRun run = run_real(opts, alloc, cost, specs);
+      check_run(run, specs, n);
       const sim::Metrics& m = run.result.metrics;
-      REQUIRE(run.num_end_calls == n);
-      CHECK(m.completed + m.rejected() == n);
-      std::int64_t requested = 0;
-      for (const auto& s : specs) {
-        const sim::Request& r = run.ended.at(s.id);
-        if (r.state == sim::RequestState::kFinished) {
-          CHECK(r.generated == s.output_tokens);
-          requested += s.output_tokens;
-        }
-      }
-      CHECK(m.output_tokens == requested);
-      CHECK(run.result.peak_used_bytes <= run.result.capacity_bytes);
-      const auto& f = run.result.fraction;
-      CHECK(f.token_states + f.reservation + f.internal_fragmentation + f.external_fragmentation +
-                f.free ==
-            Approx(1.0).epsilon(1e-12));
       CHECK(m.offload_load_bytes == run.result.offload.loaded_bytes);
       CHECK(run.result.offload.blocks_held <= run.result.offload.capacity_blocks);
       cpu_hits += run.result.prefix_cpu_hit_tokens;
