@@ -104,7 +104,6 @@ class Replica {
   // token and has more to produce leaves the running batch (kTransferring, its KV kept) and is
   // handed to the sink (RequestSink::on_prefill_done).
   void set_prefill_only() { prefill_only_ = true; }
-  bool prefill_only() const { return prefill_only_; }
   // The transfer of `slot`'s KV has completed: its room is freed here.
   void release_transferred(RequestPool::Slot slot, TimeNs now);
 

@@ -115,6 +115,13 @@ class Simulator final : public RequestSink {
   void mark(std::uint32_t replica);
   // Disaggregated serving: a prompt's KV has reached the decode pool; it joins a decode replica.
   void on_kv_transfer_done(const Event& e, TimeNs now);
+  // What the router sees of replicas_[first, first + loads.size()), into `loads`.
+  void measure_loads(std::size_t first, std::vector<ReplicaLoad>& loads) const {
+    for (std::size_t i = 0; i < loads.size(); ++i) {
+      const Replica& rep = *replicas_[first + i];
+      loads[i] = ReplicaLoad{rep.num_outstanding(), rep.kv_usage()};
+    }
+  }
   // The decode replicas start at this index (the prefill replicas come first).
   std::uint32_t first_decode() const { return static_cast<std::uint32_t>(num_prefill_); }
   // The engine of replica `group` a new request joins: with virtual engines (pipeline
@@ -196,9 +203,7 @@ void Simulator::on_arrival(TimeNs now) {
   ++metrics_.arrived;
   std::uint32_t target = 0;
   if (num_prefill_ > 0) {
-    for (std::size_t i = 0; i < prefill_loads_.size(); ++i) {
-      prefill_loads_[i] = ReplicaLoad{replicas_[i]->num_outstanding(), replicas_[i]->kv_usage()};
-    }
+    measure_loads(0, prefill_loads_);
     target = prefill_router_->route(next_, prefill_loads_);
   } else if (engines_ > 1) {
     if (loads_.size() > 1) {
@@ -216,9 +221,7 @@ void Simulator::on_arrival(TimeNs now) {
     }
     target = engine_for(target);
   } else if (replicas_.size() > 1) {
-    for (std::size_t i = 0; i < replicas_.size(); ++i) {
-      loads_[i] = ReplicaLoad{replicas_[i]->num_outstanding(), replicas_[i]->kv_usage()};
-    }
+    measure_loads(0, loads_);
     target = router_->route(next_, loads_);
   }
   mark(target);
@@ -271,10 +274,7 @@ void Simulator::on_kv_transfer_done(const Event& e, TimeNs now) {
   r.kv_received = r.computed;
   std::uint32_t target = first_decode();
   if (opts_.num_replicas > 1) {
-    for (std::size_t i = 0; i < loads_.size(); ++i) {
-      const Replica& rep = *replicas_[first_decode() + i];
-      loads_[i] = ReplicaLoad{rep.num_outstanding(), rep.kv_usage()};
-    }
+    measure_loads(first_decode(), loads_);
     trace::RequestSpec spec;  // the decode router sees its lengths, not its prefix
     spec.id = r.id;
     spec.prompt_tokens = r.prompt_tokens;
