@@ -166,6 +166,10 @@ std::string point_label(const run::ResolvedScenario& r) {
   if (d.pipeline_parallel_size > 1) {
     label += " × " + std::to_string(d.pipeline_parallel_size) + " stages";
   }
+  if (d.data_parallel_size > 1) {
+    label += " × DP " + std::to_string(d.data_parallel_size);
+  }
+  if (d.enable_expert_parallel) label += " (EP)";
   if (r.sim.num_replicas > 1) {
     label += " × " + std::to_string(r.sim.num_replicas) + " replicas";
   }
@@ -193,7 +197,7 @@ PreparedPoint prepare_point(const config::ScenarioGridPoint& point,
   rp.label = point_label(p.resolved);
   rp.inputs = report::inputs_json(p.resolved);
   rp.replicas = p.resolved.sim.num_replicas;
-  rp.gpus_per_replica = d.tensor_parallel_size * d.pipeline_parallel_size;
+  rp.gpus_per_replica = d.gpus_per_replica();
   if (p.resolved.sim.num_prefill_replicas > 0) {
     // Disaggregated: the planner's replica is the whole prefill/decode group.
     rp.replicas = 1;
@@ -252,6 +256,9 @@ std::vector<config::GridOverride> grid_overrides(const SettingFlags& flags) {
 // One job of the sweep: the deployment's record (JSON text), or its error record.
 std::string plan_point(const PreparedPoint& p, const plan::SearchOptions& search,
                        std::optional<double> target) {
+  if (const std::optional<Error> e = p.resolved.not_modelled()) {
+    return compact(plan::to_json(plan::error_record(e->message(), "not_modelled")));
+  }
   std::shared_ptr<const sim::BuiltDeployment> built;
   try {
     built = std::make_shared<const sim::BuiltDeployment>(

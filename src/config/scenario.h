@@ -64,6 +64,8 @@ struct ScenarioDeployment {
   std::string gpu;                                 // required to simulate
   std::int64_t tensor_parallel_size = 1;           // GPUs per pipeline stage
   std::int64_t pipeline_parallel_size = 1;         // stages per replica (a replica: TP × PP GPUs)
+  std::int64_t data_parallel_size = 1;             // ranks per replica (DP × TP GPUs)
+  bool enable_expert_parallel = false;             // MoE experts spread whole over DP × TP GPUs
   std::optional<std::int64_t> gpus_per_node;       // replaces the GPU's (GPUs used per node)
   std::optional<double> internode_bandwidth_gb_s;  // replaces the GPU's inter-node link
   std::optional<double> internode_latency_us;

@@ -92,6 +92,28 @@ const Setting kSettings[] = {
      .grid_axis = true,
      .apply = [](Scenario& s,
                  const SettingValue& v) { s.deployment.pipeline_parallel_size = v.integer; }},
+    {.path = "data_parallel_size",
+     .flag = "--data-parallel-size",
+     .alias = "--dp",
+     .help = "Data-parallel ranks of one replica (vLLM's engine cores), each a TP group with its "
+             "own requests and KV cache; an MoE model spreads its experts over all of them and "
+             "steps them together. A replica uses DP x TP GPUs",
+     .type = SettingType::kInt,
+     .range = closed(1, 4096),
+     .default_text = "1",
+     .scope = SettingScope::kDeployment,
+     .grid_axis = true,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.deployment.data_parallel_size = v.integer; }},
+    {.path = "enable_expert_parallel",
+     .flag = "--enable-expert-parallel",
+     .help = "Spread an MoE model's routed experts over the replica's DP x TP GPUs as whole "
+             "experts (expert parallelism) instead of splitting every expert's width",
+     .type = SettingType::kBool,
+     .scope = SettingScope::kDeployment,
+     .grid_axis = true,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.deployment.enable_expert_parallel = v.on; }},
     {.path = "gpus_per_node",
      .flag = "--gpus-per-node",
      .help = "GPUs of each node a replica uses, replacing the GPU's gpus_per_node (e.g. 4 for "

@@ -50,7 +50,16 @@ struct StepBatch {
   // by the token-wise layers (GEMMs, norms, all-reduce, MoE), not by attention or the LM head.
   // Only a batch with tokens is padded.
   std::int64_t num_padding_tokens = 0;
+  // Data parallelism of an MoE model (model/expert_parallel.h): the tokens, padding included, that
+  // every data-parallel rank of the step feeds its MoE layers together; the routed experts of
+  // this GPU compute their share of them, and the ranks exchange hidden states for them. 0: this
+  // batch's own tokens (one rank).
+  std::int64_t moe_group_tokens = 0;
 };
+
+// Tokens a batch computes in its token-wise layers: prefill chunks' new tokens, decoding
+// sequences (listed and as totals), and CUDA-graph padding when there is any token.
+std::int64_t batch_tokens(const StepBatch& batch);
 
 struct OpCost {
   std::string name;  // "qkv_proj", "attn_prefill", "attn_decode", "o_proj", "mlp", ...
@@ -88,6 +97,10 @@ struct CostOptions {
   // GPUs sharing each layer (Megatron-style: heads and MLP columns split, two all-reduces per
   // layer). Must be >= 1; KV heads are replicated when it exceeds the model's KV heads.
   std::int64_t tensor_parallel_size = 1;
+  // Data-parallel ranks whose MoE layers compute together (StepBatch::moe_group_tokens): each
+  // MoE layer all-gathers the ranks' hidden states before the experts and reduce-scatters after
+  // (vLLM's default all2all backend) over the link that spans data_parallel_size × TP GPUs.
+  std::int64_t data_parallel_size = 1;
   // Element type of the KV cache; nullopt = "auto" = the activation dtype.
   std::optional<model::Dtype> kv_dtype;
   // Element type of the weights; nullopt = the model's weight_dtype.

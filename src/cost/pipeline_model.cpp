@@ -7,16 +7,6 @@
 #include "model/pipeline.h"
 
 namespace kvsim::cost {
-namespace {
-
-std::int64_t batch_tokens(const StepBatch& batch) {
-  std::int64_t tokens = static_cast<std::int64_t>(batch.decode_context_tokens.size()) +
-                        batch.decode_totals.num_sequences;
-  for (const PrefillChunk& c : batch.prefills) tokens += c.num_tokens;
-  return tokens > 0 ? tokens + batch.num_padding_tokens : 0;
-}
-
-}  // namespace
 
 PipelineCostModel::PipelineCostModel(std::vector<std::unique_ptr<CostModel>> stages,
                                      std::vector<StageTransfer> transfers)

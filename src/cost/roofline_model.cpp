@@ -49,6 +49,7 @@ Aggregates aggregate(const StepBatch& batch, std::int64_t window) {
   g.tokens = g.prefill_tokens + g.decodes;
   if (g.tokens > 0) g.tokens += static_cast<double>(batch.num_padding_tokens);
   g.sampling = static_cast<double>(batch.num_sampling);
+  g.moe_tokens = std::max(g.tokens, static_cast<double>(batch.moe_group_tokens));
   return g;
 }
 
@@ -95,15 +96,15 @@ void decode_attention(const Plan& P, OpAcc* acc, const LayerGroup& grp, const Ag
   P.add(acc, kAttnDecode, OpClass::kAttnDecode, w, n, t);
 }
 
-// Routed experts: the weights of the experts the step's tokens touch, and every assignment's
-// activations.
+// Routed experts: the weights of this GPU's experts that the MoE tokens touch (each token picks
+// top_k of num_experts, uniformly), and the activations of the assignments this GPU computes.
 void routed_experts(const Plan& P, OpAcc* acc, const MoeTemplate& t, const Aggregates& g,
                     double n) {
-  const double assignments = g.tokens * t.top_k;
+  const double assignments = g.moe_tokens * t.top_k * t.assignment_share;
   const double touched =
       t.top_k >= t.num_experts
-          ? t.num_experts
-          : t.num_experts * (1.0 - std::pow(1.0 - t.top_k / t.num_experts, g.tokens));
+          ? t.local_experts
+          : t.local_experts * (1.0 - std::pow(1.0 - t.top_k / t.num_experts, g.moe_tokens));
   const double up_w = t.gate_factor * t.hidden * t.expert_width;
   const double down_w = t.hidden * t.expert_width;
   Work up{2.0 * assignments * up_w,
@@ -152,6 +153,14 @@ double RooflineCostModel::Plan::run(const StepBatch& batch, OpAcc* acc, double* 
         {0.0, e.bytes_per_token * g.tokens + e.bytes_per_seq * g.sequences}, 1.0, -1.0);
   }
   for (const LayerGroup& grp : groups) layer_group(*this, acc, grp, g, batch);
+  if (dispatch_bytes_per_token > 0 && g.moe_tokens > g.tokens) {
+    // All-gather of the other ranks' rows, reduce-scatter of their results: each GPU receives
+    // and sends (moe_tokens − tokens) rows per MoE layer.
+    const double bytes = 2.0 * (g.moe_tokens - g.tokens) * dispatch_bytes_per_token;
+    OpAcc& a = acc[kMoeDispatch];
+    a.time_s += moe_layers * (2.0 * dispatch_link.latency_s + bytes / dispatch_link.bandwidth);
+    a.bytes += moe_layers * bytes;
+  }
   if (tp > 1 && allreduces > 0) {
     const double message = allreduce_bytes_per_token * g.tokens;
     const double p = static_cast<double>(tp);

@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "common/assert.h"
 #include "common/error.h"
 #include "common/int_math.h"
 #include "model/kv_math.h"
@@ -390,7 +391,17 @@ void TemplateBuilder::add_moe(LayerGroup& g) {
   t.num_experts = static_cast<double>(moe.num_experts);
   t.top_k = static_cast<double>(moe.experts_per_token);
   t.hidden = static_cast<double>(h_);
-  t.expert_width = static_cast<double>(ceil_div(moe.expert_intermediate_size, p_));
+  // Spread over the TP group, or over every data-parallel rank's GPUs (model/expert_parallel.h).
+  const std::int64_t ranks = moe.shard_ranks > 0 ? moe.shard_ranks : p_;
+  if (moe.expert_parallel) {
+    t.local_experts = static_cast<double>(ceil_div(moe.num_experts, ranks));
+    t.assignment_share = 1.0 / static_cast<double>(ranks);
+    t.expert_width = static_cast<double>(moe.expert_intermediate_size);
+  } else {
+    t.local_experts = t.num_experts;
+    t.expert_width = static_cast<double>(ceil_div(moe.expert_intermediate_size, ranks));
+  }
+  P_.moe_layers += g.count;
   t.gate_factor = gate_;
   t.w = w, t.a = b_.ga;
   t.quantized = quantized("mlp.experts");
@@ -474,6 +485,18 @@ std::unique_ptr<Plan> build_plan(const model::ModelSpec& m, const model::Hardwar
   }
   builder.add_head();
   builder.finish();
+  if (options.data_parallel_size > 1 && P.moe_layers > 0) {
+    KVSIM_ASSERT(m.moe.shard_ranks == p * options.data_parallel_size,
+                 "a data-parallel MoE plan is built from the GPU's model (model::shard_experts)");
+    P.dispatch_bytes_per_token = static_cast<double>(m.hidden_size) * bytes.a;
+    P.dispatch_link = model::allreduce_link(hw, p * options.data_parallel_size);
+    if (!(P.dispatch_link.bandwidth > 0)) {
+      throw Error(ErrorLocation{hw.name, 0, 0, P.dispatch_link.field},
+                  "expected a positive " + std::string(P.dispatch_link.name) +
+                      " bandwidth for the MoE layers' exchange between " +
+                      std::to_string(options.data_parallel_size) + " data-parallel ranks");
+    }
+  }
   return plan;
 }
 

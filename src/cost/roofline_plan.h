@@ -12,6 +12,7 @@
 #include "cost/ops.h"
 #include "cost/roofline_model.h"
 #include "cost/tables.h"
+#include "model/hardware_spec.h"
 
 namespace kvsim::cost {
 namespace roofline {
@@ -25,6 +26,7 @@ enum OpId : int {
   kOProj,
   kMlp,
   kMoe,
+  kMoeDispatch,
   kSsm,
   kNorms,
   kAllreduce,
@@ -32,8 +34,8 @@ enum OpId : int {
   kNumOps
 };
 constexpr std::array<const char*, kNumOps> kOpNames = {
-    "embed", "qkv_proj", "attn_prefill", "attn_decode", "o_proj", "mlp",
-    "moe",   "ssm",      "norms",        "allreduce",   "lm_head"};
+    "embed", "qkv_proj",     "attn_prefill", "attn_decode", "o_proj",    "mlp",
+    "moe",   "moe_dispatch", "ssm",          "norms",       "allreduce", "lm_head"};
 
 // Where a GEMM's m (rows) comes from in a step.
 enum class Rows : std::uint8_t {
@@ -64,6 +66,9 @@ struct ElementwiseTemplate {
 
 struct MoeTemplate {
   double num_experts = 0, top_k = 0;
+  // This GPU's routed experts (all of them unless expert parallelism spreads them) and the share
+  // of the MoE tokens' assignments they take (1, or 1 / GPUs under expert parallelism).
+  double local_experts = 0, assignment_share = 1;
   double hidden = 0, expert_width = 0;  // expert intermediate per GPU
   double gate_factor = 2;               // 2 for gated experts (gate + up), 1 otherwise
   double w = 2, a = 2;
@@ -88,6 +93,7 @@ struct LayerGroup {
 
 struct Aggregates {
   double tokens = 0, prefill_tokens = 0, decodes = 0, sampling = 0, sequences = 0;
+  double moe_tokens = 0;         // tokens the MoE layers compute (every data-parallel rank's)
   double prefill_keys_full = 0;  // Σ cached + new over prefill chunks
   // Per attention window (index 0 full, 1 sliding): Σ pairs and distinct keys.
   double pre_pairs[2] = {0, 0}, pre_keys[2] = {0, 0};
@@ -120,6 +126,11 @@ struct RooflineCostModel::Plan {
   std::int64_t window = 0;
   double allreduces = 0;  // all-reduces per step (one per sublayer; 0 without TP)
   double allreduce_bytes_per_token = 0;
+  // Data parallelism of an MoE model: per MoE layer, an all-gather of the other ranks' hidden
+  // states and a reduce-scatter back, over `dispatch_link`.
+  double moe_layers = 0;
+  double dispatch_bytes_per_token = 0;  // hidden × activation bytes; 0 without data parallelism
+  model::Link dispatch_link;
   const PreparedTable* allreduce_table = nullptr;
   std::vector<GemmTemplate> head_gemms;               // LM head
   std::vector<ElementwiseTemplate> head_elementwise;  // embedding gather, final norm

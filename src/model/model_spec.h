@@ -64,6 +64,12 @@ struct MoeSpec {
   bool has_expert_dtype = false;
   Dtype expert_dtype = Dtype::kInt4;
   std::int64_t expert_scale_group_size = 0;
+  // How the deployment spreads the routed experts (set by model::shard_experts; a checkpoint's
+  // config leaves the defaults): over `shard_ranks` GPUs (0 = the tensor-parallel group), as
+  // whole experts when `expert_parallel` (each GPU holds ceil(num_experts / shard_ranks) of them),
+  // else by width (every expert's intermediate size split over the ranks).
+  std::int64_t shard_ranks = 0;
+  bool expert_parallel = false;
   bool enabled() const { return num_experts > 0; }
   // Width of one shared expert's MLP (shared_expert_intermediate_size, else the routed size).
   std::int64_t shared_expert_size() const {

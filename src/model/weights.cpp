@@ -198,26 +198,41 @@ class TensorWalker {
     const MoeSpec& e = m.moe;
     const std::uint64_t ei = u64(e.expert_intermediate_size);
     const std::uint64_t ne = u64(e.num_experts);
+    // The rank's experts: whole ones under expert parallelism, else a width slice of every one,
+    // over the GPUs the MoE layers are spread on (the TP group unless data parallelism widens it).
+    const std::uint64_t ranks = e.shard_ranks > 0 ? u64(e.shard_ranks) : t;
+    const std::uint64_t rank_ne = e.expert_parallel ? ceil_div(ne, ranks) : ne;
+    const std::uint64_t width_split = e.expert_parallel ? 1 : ranks;
     // The rank's expert shapes as the kernel allocates them (padding only applies to experts
     // in their own dtype, the layout MXFP4 kernels pad).
     const std::uint64_t rank_h = round_up(h, u64(padding.hidden_align));
-    const std::uint64_t rank_ei = round_up(ceil_div(ei, t), u64(padding.intermediate_align));
+    const std::uint64_t rank_ei =
+        round_up(ceil_div(ei, width_split), u64(padding.intermediate_align));
     const bool padded = e.has_expert_dtype && !(padding == ExpertPadding{});
+    // Elements of `per_expert` each, for every expert of the model and for the rank's share.
+    const auto experts_shard = [&](std::uint64_t per_expert) {
+      return e.expert_parallel ? mul({rank_ne, per_expert})
+                               : ceil_div(mul({ne, per_expert}), width_split);
+    };
     if (e.has_expert_dtype) {
       const std::uint64_t n = mul({ne, mats, h, ei});
-      const std::uint64_t per_rank = padded ? mul({ne, mats, rank_h, rank_ei}) : ceil_div(n, t);
+      const std::uint64_t per_rank =
+          padded ? mul({rank_ne, mats, rank_h, rank_ei}) : experts_shard(mul({mats, h, ei}));
       emit({Part::kRoutedExperts, n, per_rank, e.expert_dtype, e.expert_scale_group_size});
     } else {
       // gate + up (h inputs) and down (expert-width inputs) of every expert.
-      linear(Part::kRoutedExperts, "mlp.experts", mul({ne, up_mats, h, ei}), h, ne * up_mats);
-      linear(Part::kRoutedExperts, "mlp.experts", mul({ne, h, ei}), ceil_div(ei, t), ne);
+      linear_shard(Part::kRoutedExperts, "mlp.experts", mul({ne, up_mats, h, ei}),
+                   experts_shard(mul({up_mats, h, ei})), h, rank_ne * up_mats);
+      linear_shard(Part::kRoutedExperts, "mlp.experts", mul({ne, h, ei}),
+                   experts_shard(mul({h, ei})), ceil_div(ei, width_split), rank_ne);
     }
     if (m.mlp_bias && padded) {
-      emit({Part::kRoutedExperts, mul({ne, up_mats, ei}), mul({ne, up_mats, rank_ei}), wd, 0});
-      emit({Part::kRoutedExperts, mul({ne, h}), mul({ne, rank_h}), wd, 0});
+      emit({Part::kRoutedExperts, mul({ne, up_mats, ei}), mul({rank_ne, up_mats, rank_ei}), wd, 0});
+      emit({Part::kRoutedExperts, mul({ne, h}), mul({rank_ne, rank_h}), wd, 0});
     } else if (m.mlp_bias) {
-      sharded(Part::kRoutedExperts, mul({ne, up_mats, ei}));
-      replicated(Part::kRoutedExperts, mul({ne, h}));
+      emit(
+          {Part::kRoutedExperts, mul({ne, up_mats, ei}), experts_shard(mul({up_mats, ei})), wd, 0});
+      emit({Part::kRoutedExperts, mul({ne, h}), mul({rank_ne, h}), wd, 0});
     }
     replicated(Part::kRouter, mul({h, ne}));
     if (m.mlp_bias) replicated(Part::kRouter, ne);
@@ -313,7 +328,13 @@ ParameterCounts parameter_counts(const ModelSpec& model) {
 }
 
 Bytes weights_bytes(const ModelSpec& model) {
-  return weights_bytes_per_gpu(model, 1);
+  if (model.moe.shard_ranks == 0 && !model.moe.expert_parallel) {
+    return weights_bytes_per_gpu(model, 1);
+  }
+  ModelSpec whole = model;  // every expert, whatever the deployment spreads over its GPUs
+  whole.moe.shard_ranks = 0;
+  whole.moe.expert_parallel = false;
+  return weights_bytes_per_gpu(whole, 1);
 }
 
 Bytes weights_bytes_per_gpu(const ModelSpec& model, std::int64_t tp, const ExpertPadding& padding) {

@@ -170,9 +170,9 @@ DeploymentRecord make_record(const DeploymentPlan& plan, const sim::SloOptions& 
   return r;
 }
 
-DeploymentRecord error_record(const std::string& message) {
+DeploymentRecord error_record(const std::string& message, const std::string& status) {
   DeploymentRecord r;
-  r.status = "does_not_fit";
+  r.status = status;
   r.error = message;
   return r;
 }

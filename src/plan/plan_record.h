@@ -56,9 +56,10 @@ struct AboveRecord {
 };
 
 struct DeploymentRecord {
-  std::string status;                   // "found" | "capped" | "none_feasible" | "does_not_fit"
-  std::optional<std::string> error;     // why it does not fit (status "does_not_fit")
-  std::optional<double> base_rate_rps;  // the workload's own rate (absent: did not run)
+  // "found" | "capped" | "none_feasible" | "does_not_fit" | "not_modelled"
+  std::string status;
+  std::optional<std::string> error;          // why (status "does_not_fit" or "not_modelled")
+  std::optional<double> base_rate_rps;       // the workload's own rate (absent: did not run)
   std::optional<std::int64_t> num_requests;  // in the workload (absent: did not run)
   double max_rate_rps = 0.0;
   std::optional<std::string> limiting_slo;  // the first SLO to break above the max rate
@@ -73,7 +74,8 @@ struct DeploymentRecord {
 // The record of a search (metrics and memory of at_max left empty: the report fills them).
 DeploymentRecord make_record(const DeploymentPlan& plan, const sim::SloOptions& slo);
 // The record of a deployment that cannot run at all (e.g. the model does not fit the GPU).
-DeploymentRecord error_record(const std::string& message);
+DeploymentRecord error_record(const std::string& message,
+                              const std::string& status = "does_not_fit");
 
 // {"status", "error", "base_rate_rps", "num_requests", "max_rate_rps", "limiting_slo",
 // "fail_rate_rps", "converged", "probes" [{rate_rps, ok, limiting}], "at_max" {rate_rps,

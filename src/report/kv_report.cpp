@@ -290,7 +290,15 @@ void add_batch_and_weights(KeyValueTable& t, const KvReport& r) {
         m.quantization.enabled() ? model::quantization_summary(m.quantization) + ", the rest " +
                                        std::string(model::dtype_name(m.weight_dtype))
                                  : std::string(model::dtype_name(m.weight_dtype)));
-  if (tp > 1) t.add("weights per GPU", exact_bytes(a.weights_bytes_per_gpu), "TP " + n(tp));
+  if (m.moe.shard_ranks > 0) {
+    // Data or expert parallelism (model::shard_experts): the routed experts over more GPUs.
+    t.add("weights per GPU", exact_bytes(a.weights_bytes_per_gpu),
+          "TP " + n(tp) + ", routed experts " +
+              (m.moe.expert_parallel ? "whole over " : "split over ") + n(m.moe.shard_ranks) +
+              " GPUs");
+  } else if (tp > 1) {
+    t.add("weights per GPU", exact_bytes(a.weights_bytes_per_gpu), "TP " + n(tp));
+  }
 }
 
 // The V0-style budget and capacity sections (--engine v0), rendered with the table so far.

@@ -50,6 +50,8 @@ std::string axis_text(const Json& axes, const std::string& path, const char* mis
 std::string axis_header(const std::string& path) {
   static const std::map<std::string, std::string> aliases = {{"tensor_parallel_size", "TP"},
                                                              {"pipeline_parallel_size", "PP"},
+                                                             {"data_parallel_size", "DP"},
+                                                             {"enable_expert_parallel", "EP"},
                                                              {"serving.replicas", "replicas"},
                                                              {"kv_cache_dtype", "KV dtype"},
                                                              {"block_size", "block"},
@@ -91,6 +93,7 @@ std::string seconds_at(const Json& metrics, const char* latency, const char* p) 
 std::string limit_text(const Json& d) {
   const std::string status = d["status"];
   if (status == "does_not_fit") return "does not fit";
+  if (status == "not_modelled") return "not modelled";
   if (status == "none_feasible") return "none: " + d["limiting_slo"].get<std::string>();
   if (status == "capped") return "search cap";
   return d["limiting_slo"].is_string() ? d["limiting_slo"].get<std::string>() : "-";

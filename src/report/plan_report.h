@@ -10,7 +10,8 @@
 //   deployments [{index, axes {path: value (typed: number, boolean or string)}, label, inputs
 //   {model, hardware, serving, workload,
 //             seed}, slo {ttft, tpot, e2e: {target_s, percentile} | null, attainment},
-//             status ("found" | "capped" | "none_feasible" | "does_not_fit"), error (null),
+//             status ("found" | "capped" | "none_feasible" | "does_not_fit" |
+//             "not_modelled"), error (null),
 //             base_rate_rps, num_requests, max_rate_rps, limiting_slo (null when capped or does
 //             not fit),
 //             fail_rate_rps, replicas, gpus_per_replica, gpu_price_per_hour, replicas_needed,

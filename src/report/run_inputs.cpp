@@ -1,5 +1,6 @@
 #include "report/run_inputs.h"
 
+#include "model/expert_parallel.h"
 #include "report/kv_report.h"
 #include "report/trace_report.h"
 
@@ -34,13 +35,23 @@ Json link_json(const model::Link& link) {
 void add_parallel_links_json(Json& serving, const run::Deployment& d) {
   const std::int64_t tp = d.tensor_parallel_size;
   const std::int64_t pp = d.pipeline_parallel_size;
-  if (!d.hardware || (pp == 1 && tp <= d.hardware->gpus_per_node)) return;
+  const std::int64_t dp = d.data_parallel_size;
+  const bool data_parallel = dp > 1 || d.enable_expert_parallel;
+  if (!d.hardware || (pp == 1 && !data_parallel && tp <= d.hardware->gpus_per_node)) return;
   const model::HardwareSpec& hw = *d.hardware;
   serving["pipeline_parallel_size"] = pp;
-  serving["gpus_per_replica"] = tp * pp;
+  if (data_parallel) {
+    serving["data_parallel_size"] = dp;
+    serving["enable_expert_parallel"] = d.enable_expert_parallel;
+    serving["data_parallel_lockstep"] = model::data_parallel_lockstep(d.model, dp);
+  }
+  serving["gpus_per_replica"] = d.gpus_per_replica();
   serving["gpus_per_node"] = hw.gpus_per_node;
   Json links = Json::object();
   if (tp > 1) links["tensor_parallel_allreduce"] = link_json(model::allreduce_link(hw, tp));
+  if (model::data_parallel_lockstep(d.model, dp)) {
+    links["moe_dispatch"] = link_json(model::allreduce_link(hw, tp * dp));
+  }
   if (pp > 1) {
     Json stages = Json::array();
     for (std::int64_t s = 0; s + 1 < pp; ++s)
@@ -105,6 +116,11 @@ std::string deployment_label(const run::ResolvedScenario& s) {
   if (d.pipeline_parallel_size > 1) {
     out = std::to_string(d.tensor_parallel_size) + " × " + gpu + " × " +
           std::to_string(d.pipeline_parallel_size) + " pipeline stages per replica";
+  }
+  if (d.data_parallel_size > 1 || d.enable_expert_parallel) {
+    out = std::to_string(d.data_parallel_size) + " data-parallel ranks × " +
+          std::to_string(d.tensor_parallel_size) + " × " + gpu +
+          (d.enable_expert_parallel ? " (expert parallel)" : "") + " per replica";
   }
   if (s.sim.num_prefill_replicas > 0) {
     out = std::to_string(s.sim.num_prefill_replicas) + " prefill × " +

@@ -8,6 +8,7 @@
 #include "common/warning.h"
 #include "config/catalog.h"
 #include "config/settings.h"
+#include "model/expert_parallel.h"
 #include "model/pipeline.h"
 #include "model/vllm_memory.h"
 
@@ -114,6 +115,18 @@ Deployment resolve_deployment(const config::ScenarioDeployment& given, GpuRequir
       !p.empty()) {
     throw flag_error("--pipeline-parallel-size", p);
   }
+  d.data_parallel_size = given.data_parallel_size;
+  d.enable_expert_parallel = given.enable_expert_parallel;
+  if (const std::string p = model::expert_parallel_problem(
+          d.model, d.tensor_parallel_size, d.data_parallel_size, d.enable_expert_parallel);
+      !p.empty()) {
+    throw flag_error(d.data_parallel_size < 1 || !d.enable_expert_parallel
+                         ? "--data-parallel-size"
+                         : "--enable-expert-parallel",
+                     p);
+  }
+  d.model = model::shard_experts(d.model, d.tensor_parallel_size, d.data_parallel_size,
+                                 d.enable_expert_parallel);
   d.gpu_memory_utilization = given.gpu_memory_utilization;
   d.block_size = given.block_size;
   d.max_model_len = given.max_model_len > 0 ? given.max_model_len : d.model.max_context;
@@ -167,6 +180,7 @@ sim::DeploymentInputs ResolvedScenario::deployment_inputs() const {
   in.hardware = deployment.hardware_or_null();
   in.tensor_parallel_size = deployment.tensor_parallel_size;
   in.pipeline_parallel_size = deployment.pipeline_parallel_size;
+  in.data_parallel_size = deployment.data_parallel_size;
   in.kv_format = deployment.kv_format;
   in.budget =
       deployment.budget_options(sim.scheduler.max_num_batched_tokens, sim.scheduler.max_num_seqs);
@@ -211,6 +225,25 @@ void apply_engine_defaults(const config::Scenario& s, const Deployment& d, sim::
 }
 
 }  // namespace
+
+std::optional<Error> ResolvedScenario::not_modelled() const {
+  const Deployment& d = deployment;
+  const bool data_parallel = d.data_parallel_size > 1 || d.enable_expert_parallel;
+  if (d.data_parallel_size > 1 && d.pipeline_parallel_size > 1) {
+    return flag_error("--data-parallel-size",
+                      "data parallelism with pipeline parallelism is not modelled; use "
+                      "--pipeline-parallel-size 1 or --data-parallel-size 1");
+  }
+  if (sim.num_prefill_replicas > 0 && (data_parallel || d.pipeline_parallel_size > 1)) {
+    return flag_error("--prefill-replicas",
+                      std::string("disaggregated serving with ") +
+                          (data_parallel ? "data or expert" : "pipeline") +
+                          " parallelism is not modelled; use --prefill-replicas 0, or " +
+                          (data_parallel ? "--data-parallel-size 1 without --enable-expert-parallel"
+                                         : "--pipeline-parallel-size 1"));
+  }
+  return std::nullopt;
+}
 
 sim::DeploymentInputs ResolvedScenario::prefill_deployment_inputs() const {
   sim::DeploymentInputs in = deployment_inputs();

@@ -36,6 +36,10 @@ struct Deployment {
   std::optional<model::HardwareSpec> hardware;  // absent when no GPU was given (kOptional)
   std::int64_t tensor_parallel_size = 1;
   std::int64_t pipeline_parallel_size = 1;  // checked against the model's layers
+  // Data-parallel ranks per replica and expert parallelism (model/expert_parallel.h): `model` is
+  // then one GPU's view (model::shard_experts), its routed experts spread over DP × TP GPUs.
+  std::int64_t data_parallel_size = 1;
+  bool enable_expert_parallel = false;
   double gpu_memory_utilization = 0.9;
   std::int64_t block_size = 16;
   std::int64_t max_model_len = 0;                 // resolved: never 0
@@ -45,6 +49,10 @@ struct Deployment {
   Bytes runtime_overhead_bytes = model::kDefaultRuntimeOverheadBytes;
 
   const model::HardwareSpec* hardware_or_null() const { return hardware ? &*hardware : nullptr; }
+  // GPUs of one replica: TP × PP × DP.
+  std::int64_t gpus_per_replica() const {
+    return tensor_parallel_size * pipeline_parallel_size * data_parallel_size;
+  }
   bool runtime_overhead_given = false;  // V1: runtime_overhead_bytes replaces the estimate
   model::MemoryEngine engine = model::MemoryEngine::kVllmV1;
   std::optional<Bytes> kv_cache_memory_bytes;           // vLLM's override (v1)
@@ -66,7 +74,8 @@ struct Deployment {
 
 // Loads the model and GPU (config::load_model / load_hardware) of a deployment whose values the
 // settings table has already range-checked, and checks what needs the model: tp valid for it
-// (field --tensor-parallel-size), pp at most its layers (--pipeline-parallel-size); the
+// (field --tensor-parallel-size), pp at most its layers (--pipeline-parallel-size), data and
+// expert parallelism (--data-parallel-size, --enable-expert-parallel; not with pp > 1); the
 // --internode-* overrides replace the GPU's inter-node link; max_model_len <= its max_context
 // (field --max-model-len), the KV format. Throws kvsim::Error naming the flag; "--gpu: missing
 // required flag" when kRequired and absent; "--model: missing required flag" without a model.
@@ -85,6 +94,11 @@ struct ResolvedScenario {
 
   // The deployment builder's inputs (sim::build_deployment); they point into this object.
   sim::DeploymentInputs deployment_inputs() const;
+  // Why the simulator cannot run this combination of valid settings, naming the flag: data
+  // parallelism with pipeline parallelism; disaggregated serving with pipeline, data or expert
+  // parallelism. nullopt when it can. run::run throws it; `kvsim plan` lists the point as
+  // "not modelled" and goes on.
+  std::optional<Error> not_modelled() const;
   // Disaggregated serving (sim.num_prefill_replicas > 0): the prefill instances' builder inputs
   // (deployment_inputs() at the prefill tensor-parallel size), and the pool the simulator runs
   // from `prefill` (built from them; must outlive the run): its KV moves over

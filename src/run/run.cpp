@@ -8,6 +8,7 @@
 namespace kvsim::run {
 
 RunResult run(const ResolvedScenario& scenario, sim::SimObserver* observer) {
+  if (std::optional<Error> e = scenario.not_modelled()) throw *e;
   const sim::BuiltDeployment built =
       sim::build_deployment(scenario.deployment_inputs(), scenario.sim);
   sim::SimSetup setup = built.setup(scenario.sim);

@@ -6,6 +6,7 @@
 #include "common/assert.h"
 #include "common/error.h"
 #include "common/format.h"
+#include "model/expert_parallel.h"
 #include "model/pipeline.h"
 
 namespace kvsim::sim {
@@ -102,6 +103,9 @@ BuiltDeployment build_deployment(const DeploymentInputs& in, const SimOptions& o
   const std::int64_t tp = in.tensor_parallel_size;
   const std::int64_t pp = in.pipeline_parallel_size;
   KVSIM_ASSERT(pp >= 1, "pipeline parallel size is resolved");
+  KVSIM_ASSERT(
+      in.data_parallel_size == 1 || pp == 1,
+      "data parallelism without pipeline parallelism (run::ResolvedScenario::not_modelled)");
 
   BuiltDeployment d;
   d.block_size_ = in.block_size;
@@ -147,8 +151,11 @@ BuiltDeployment build_deployment(const DeploymentInputs& in, const SimOptions& o
   check_offload(a, options);
   memory::validate_allocator_options(a);  // now, before any run
 
+  d.data_parallel_.size = in.data_parallel_size;
+  d.data_parallel_.lockstep = model::data_parallel_lockstep(*in.model, in.data_parallel_size);
   cost::CostModelConfig cost = in.cost;
   cost.roofline.tensor_parallel_size = tp;
+  cost.roofline.data_parallel_size = d.data_parallel_.lockstep ? in.data_parallel_size : 1;
   cost.roofline.kv_dtype = in.kv_format.dtype;
   if (pp == 1) {
     d.cost_model_ = cost::make_cost_model(*in.model, hw, cost);
@@ -166,6 +173,7 @@ SimSetup BuiltDeployment::setup(SimOptions options) const {
   s.options = options;
   s.cost_model = cost_model_.get();
   s.pipeline = pipeline_.get();
+  s.data_parallel = data_parallel_;
   memory::AllocatorOptions alloc = allocator_;
   set_serving_options(alloc, options, engines_);
   s.make_allocator = [alloc] { return memory::make_allocator(alloc); };

@@ -21,6 +21,9 @@ struct DeploymentInputs {
   const model::HardwareSpec* hardware = nullptr;  // required
   std::int64_t tensor_parallel_size = 1;
   std::int64_t pipeline_parallel_size = 1;  // stages; a replica holds TP × PP GPUs
+  // Data-parallel ranks; a replica holds DP × TP GPUs. `model` is one GPU's view of an MoE model
+  // (model::shard_experts); the ranks of an MoE model step together.
+  std::int64_t data_parallel_size = 1;
   model::KvFormat kv_format;
   model::MemoryBudgetOptions budget;  // gpu_memory_utilization and reserves
   std::int64_t block_size = 16;
@@ -61,6 +64,7 @@ class BuiltDeployment {
   std::shared_ptr<const cost::PipelineCostModel> pipeline_;
   std::int64_t kv_stage_ = 0;
   std::int64_t engines_ = 1;  // virtual engines per replica (pipeline stages)
+  SimSetup::DataParallel data_parallel_;
 };
 
 // Sizes everything. With pipeline parallelism each stage's GPU holds its slice of the model

@@ -215,6 +215,7 @@ std::optional<TimeNs> Replica::start_step(TimeNs now) {
   m.num_step_tokens += plan_.num_tokens();
   busy_ = true;
   step_start_ns_ = now;
+  step_swap_out_ns_ = swap_out_ns;
   return now + step_ns;
 }
 

@@ -127,6 +127,8 @@ class Replica {
   void finish(TimeNs now);
 
   bool busy() const { return busy_; }
+  // The swap-out copy the step in flight waited for before computing (0 without one).
+  TimeNs step_swap_out_ns() const { return step_swap_out_ns_; }
   std::uint32_t index() const { return index_; }
   // Requests routed here and not yet ended.
   std::int64_t num_outstanding() const;
@@ -252,6 +254,7 @@ class Replica {
   StepPlan plan_;
   bool busy_ = false;
   TimeNs step_start_ns_ = 0;  // when the step in flight (or the last one) started
+  TimeNs step_swap_out_ns_ = 0;
   TimeNs now_ = 0;
   std::int64_t preemptions_this_pass_ = 0;
 

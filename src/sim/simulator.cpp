@@ -100,6 +100,13 @@ class Simulator final : public RequestSink {
   bool run_events(TimeNs limit, TimeNs& now);
   void dispatch(const Event& e, TimeNs now);
   void start_steps(TimeNs now);  // on every replica marked since the last call that is idle
+  // Lockstep data parallelism (SimSetup::DataParallel): the engines of replica `group` start one
+  // step together, which ends when the slowest rank's does.
+  void start_lockstep_step(std::size_t group, TimeNs now);
+  // The replica (group of engines) engine `engine` belongs to.
+  std::size_t group_of(std::uint32_t engine) const {
+    return (engine - first_decode()) / static_cast<std::size_t>(engines_);
+  }
   // After a lone step end of `replica` at `now`: its next pure-decode steps whose ends would be
   // the next events anyway (before any queued event, timeline sample or the time limit) are
   // applied at once (Replica::begin_fast_forward). `now` moves to the last one's end, where
@@ -138,7 +145,11 @@ class Simulator final : public RequestSink {
   EventQueue events_;
   // One per engine: num_replicas × engines_, replica r's engines at [r × engines_, ...).
   std::vector<std::unique_ptr<Replica>> replicas_;
-  std::int64_t engines_ = 1;  // virtual engines per replica (its pipeline stages)
+  std::int64_t engines_ = 1;  // engines per replica (its pipeline stages or data-parallel ranks)
+  std::int64_t dp_ = 1;       // data-parallel ranks per replica (each on GPUs of its own)
+  bool lockstep_ = false;     // the ranks step together (SimSetup::DataParallel::lockstep)
+  std::vector<char> group_busy_;             // lockstep: a replica's step is in flight
+  std::vector<cost::StepBatch> dp_batches_;  // lockstep: each rank's batch as priced
   // Disaggregated serving: the prefill replicas (replicas_[0, num_prefill_)), their router and
   // when each one's outgoing link is free.
   std::int64_t num_prefill_ = 0;
@@ -287,9 +298,13 @@ void Simulator::on_kv_transfer_done(const Event& e, TimeNs now) {
 
 std::uint32_t Simulator::engine_for(std::uint32_t group) const {
   const auto first = static_cast<std::uint32_t>(group * engines_);
+  // Pipeline engines: the fewest unfinished; data-parallel ranks: vLLM's load-balancing score.
+  const auto score = [this](const Replica& rep) {
+    return dp_ > 1 ? 4 * rep.num_waiting() + rep.num_running() : rep.num_outstanding();
+  };
   std::uint32_t best = first;
   for (std::uint32_t i = first + 1; i < first + engines_; ++i) {
-    if (replicas_[i]->num_outstanding() < replicas_[best]->num_outstanding()) best = i;
+    if (score(*replicas_[i]) < score(*replicas_[best])) best = i;
   }
   return best;
 }
@@ -307,8 +322,9 @@ TimelinePoint Simulator::current_state() const {
     sum.external_fragmentation += a.external_fragmentation;
     sum.free += a.free;
   }
-  // A replica's engines share its GPUs; prefill replicas count as replicas.
-  const auto n = static_cast<Bytes>(opts_.num_replicas + num_prefill_);
+  // A replica's pipeline engines share its GPUs, its data-parallel ranks hold GPUs of their own;
+  // prefill replicas count as replicas.
+  const auto n = static_cast<Bytes>(opts_.num_replicas * dp_ + num_prefill_);
   p.used_bytes = sum.used() / n;
   p.reserved_bytes = sum.reservation / n;
   p.free_bytes = (sum.free + sum.external_fragmentation) / n;
@@ -320,8 +336,13 @@ TimelinePoint Simulator::current_state() const {
 
 void Simulator::build_replicas() {
   const Replica::Context ctx{&pool_, &metrics_, &events_, this};
-  engines_ = setup_.pipeline ? setup_.pipeline->num_stages() : 1;
+  dp_ = setup_.data_parallel.size;
+  KVSIM_ASSERT(dp_ >= 1 && (dp_ == 1 || setup_.pipeline == nullptr),
+               "data parallelism without pipeline parallelism");
+  engines_ = setup_.pipeline ? setup_.pipeline->num_stages() : dp_;
+  lockstep_ = setup_.data_parallel.lockstep && dp_ > 1;
   num_prefill_ = setup_.prefill.num_replicas;
+  KVSIM_ASSERT(num_prefill_ == 0 || dp_ == 1, "disaggregated serving without data parallelism");
   if (num_prefill_ > 0) {
     if (setup_.pipeline) {
       throw Error(ErrorLocation{"", 0, 0, "--prefill-replicas"},
@@ -362,6 +383,10 @@ void Simulator::build_replicas() {
   router_ = std::make_unique<Router>(opts_.router, opts_.num_replicas, capacity);
   loads_.resize(static_cast<std::size_t>(opts_.num_replicas));
   is_dirty_.assign(replicas_.size(), 0);
+  if (lockstep_) {
+    group_busy_.assign(static_cast<std::size_t>(opts_.num_replicas), 0);
+    dp_batches_.resize(static_cast<std::size_t>(dp_));
+  }
 }
 
 void Simulator::dispatch(const Event& e, TimeNs now) {
@@ -372,6 +397,15 @@ void Simulator::dispatch(const Event& e, TimeNs now) {
     case EventKind::kStepEnd:
       replicas_[e.replica]->finish_step(now);
       mark(e.replica);
+      if (lockstep_) {
+        // Every rank may step again, the ones that ran a dummy batch included.
+        const std::size_t g = group_of(e.replica);
+        group_busy_[g] = 0;
+        for (std::int64_t r = 0; r < engines_; ++r) {
+          mark(static_cast<std::uint32_t>(first_decode() + g * static_cast<std::size_t>(engines_) +
+                                          static_cast<std::size_t>(r)));
+        }
+      }
       break;
     case EventKind::kSwapInDone:
       replicas_[e.replica]->finish_swap_in(e.request, now);
@@ -388,6 +422,13 @@ void Simulator::start_steps(TimeNs now) {
   for (std::uint32_t i : dirty_) {
     is_dirty_[i] = 0;
     Replica& rep = *replicas_[i];
+    if (lockstep_) {
+      // Every rank of an idle group is idle; its lowest marked rank starts the group's step.
+      const std::size_t g = group_of(i);
+      if (!group_busy_[g]) start_lockstep_step(g, now);
+      group_busy_[g] = group_busy_[g] != 0 ? group_busy_[g] : 2;  // tried at this instant
+      continue;
+    }
     if (rep.busy()) continue;
     if (auto end = rep.start_step(now)) {
       events_.push(*end, EventKind::kStepEnd, i);
@@ -395,6 +436,57 @@ void Simulator::start_steps(TimeNs now) {
     }
   }
   dirty_.clear();
+  if (lockstep_) {
+    for (char& b : group_busy_) b = b == 2 ? 0 : b;
+  }
+}
+
+void Simulator::start_lockstep_step(std::size_t group, TimeNs now) {
+  const std::size_t first = first_decode() + group * static_cast<std::size_t>(engines_);
+  // Each rank forms its batch as it would alone.
+  std::int64_t max_tokens = 0;
+  bool any = false;
+  for (std::int64_t r = 0; r < dp_; ++r) {
+    Replica& rep = *replicas_[first + static_cast<std::size_t>(r)];
+    KVSIM_ASSERT(!rep.busy(), "the ranks of a lockstep group are idle together");
+    if (rep.start_step(now)) {
+      any = true;
+      max_tokens = std::max(max_tokens, cost::batch_tokens(rep.plan().batch()));
+    }
+  }
+  if (!any) return;
+  // vLLM's dummy batch on an idle rank: one token, no sampling.
+  static constexpr std::int64_t kDummyContext[1] = {0};
+  cost::StepBatch dummy;
+  dummy.decode_context_tokens = kDummyContext;
+  // With CUDA graphs every rank runs the most tokens any rank runs (vLLM's DP padding).
+  const bool pad = opts_.scheduler.cuda_graph_max_size > 0;
+  std::int64_t group_tokens = 0;
+  for (std::int64_t r = 0; r < dp_; ++r) {
+    Replica& rep = *replicas_[first + static_cast<std::size_t>(r)];
+    cost::StepBatch& b = dp_batches_[static_cast<std::size_t>(r)];
+    b = rep.busy() ? rep.plan().batch() : dummy;
+    if (pad) b.num_padding_tokens += max_tokens - cost::batch_tokens(b);
+    group_tokens += cost::batch_tokens(b);
+  }
+  // The step lasts as long as the slowest rank's (its swap-out copy first).
+  TimeNs end = now + 1;
+  for (std::int64_t r = 0; r < dp_; ++r) {
+    const Replica& rep = *replicas_[first + static_cast<std::size_t>(r)];
+    cost::StepBatch& b = dp_batches_[static_cast<std::size_t>(r)];
+    b.moe_group_tokens = group_tokens;
+    const TimeNs t = setup_.cost_model->step_time(b) + (rep.busy() ? rep.step_swap_out_ns() : 0);
+    end = std::max(end, now + t);
+  }
+  for (std::int64_t r = 0; r < dp_; ++r) {
+    const auto i = static_cast<std::uint32_t>(first + static_cast<std::size_t>(r));
+    if (!replicas_[i]->busy()) continue;
+    events_.push(end, EventKind::kStepEnd, i);
+    if (observer_) {
+      observer_->on_step(StepEvent{i, now, end, &dp_batches_[static_cast<std::size_t>(r)]});
+    }
+  }
+  group_busy_[group] = 1;
 }
 
 void Simulator::fast_forward(std::uint32_t replica, TimeNs limit, TimeNs& now) {
@@ -439,7 +531,7 @@ bool Simulator::run_events(TimeNs limit, TimeNs& now) {
       dispatch(events_.pop(), now);
       alone = false;
     }
-    if (alone && first.kind == EventKind::kStepEnd && opts_.fast_forward &&
+    if (alone && first.kind == EventKind::kStepEnd && opts_.fast_forward && !lockstep_ &&
         (observer_ == nullptr || !observer_->wants_steps())) {
       fast_forward(first.replica, limit, now);
     }
@@ -467,12 +559,12 @@ void Simulator::count_unfinished(SimResult& result, TimeNs end, bool hit_limit) 
 void Simulator::collect_replicas(SimResult& result) const {
   result.num_replicas = opts_.num_replicas;
   result.offload_enabled = opts_.kv_offload_bytes > 0;
-  // A replica's engines (pipeline parallelism) together hold its GPUs' KV cache.
-  // Disaggregated: a decode replica's.
+  // A replica's engines together hold its KV cache; pipeline engines share the same GPUs,
+  // data-parallel ranks hold GPUs of their own. Disaggregated: a decode replica's.
   const Replica& one = *replicas_[first_decode()];
   result.capacity_slots = one.capacity_slots() * engines_;
   result.bytes_per_slot = one.bytes_per_slot();
-  result.capacity_bytes = one.accounting().capacity * static_cast<Bytes>(engines_);
+  result.capacity_bytes = one.accounting().capacity * static_cast<Bytes>(engines_ / dp_);
   Bytes group_peak = 0;
   std::int64_t group_completed = 0;
   ReplicaIntegrals sum;
@@ -489,8 +581,10 @@ void Simulator::collect_replicas(SimResult& result) const {
     ex += mt.external_fragmentation_integral();
     fr += mt.free_integral();
     // Per replica: its engines' completions summed, their peaks summed (an upper bound on the
-    // replica's peak when they peak apart); the largest batch and queue of any one engine.
-    group_peak += mt.peak_used_bytes();
+    // replica's peak when they peak apart; per GPU, data-parallel ranks' the largest); the
+    // largest batch and queue of any one engine.
+    group_peak =
+        dp_ > 1 ? std::max(group_peak, mt.peak_used_bytes()) : group_peak + mt.peak_used_bytes();
     group_completed += rep->num_completed();
     if ((rep->index() + 1) % engines_ == 0) {
       result.peak_used_bytes = std::max(result.peak_used_bytes, group_peak);

@@ -38,6 +38,18 @@ struct SimSetup {
   // one virtual engine per stage (vLLM V0's virtual engines: own scheduler, 1/pp of the KV
   // blocks) whose steps share the stages (sim/pipeline_clock.h). Null: one engine per replica.
   const cost::PipelineCostModel* pipeline = nullptr;
+  // Data parallelism (vLLM's --data-parallel-size): each replica runs `size` engines, one per
+  // rank, each with its own scheduler and KV allocator (a whole one: the ranks hold separate
+  // GPUs); a request joins the rank with the lowest 4 × waiting + running (vLLM's DP load
+  // balancer). With `lockstep` (an MoE model, whose MoE layers compute every rank's tokens) the
+  // ranks step together: a step starts on all of them at once, each padded to the most tokens
+  // any rank runs (vLLM's DP padding), an idle rank running a one-token dummy batch, and lasts as
+  // long as the slowest rank's, priced with StepBatch::moe_group_tokens. Not with `pipeline`.
+  struct DataParallel {
+    std::int64_t size = 1;
+    bool lockstep = false;
+  };
+  DataParallel data_parallel;
   // Disaggregated serving (DistServe; vLLM's prefill/decode instances): `prefill.num_replicas`
   // prefill-only replicas, with their own step costs and KV allocators, take every arrival
   // (routed among them by options.router); each request that has more than its first token to

@@ -1,3 +1,4 @@
+#include <cmath>
 #include <map>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "cost/cost_fixtures.h"
 #include "cost/ops.h"
 #include "cost/roofline_model.h"
+#include "model/expert_parallel.h"
 #include "model/kv_math.h"
 
 using namespace kvsim;
@@ -330,4 +332,44 @@ TEST_CASE("Decode totals price a batch bit for bit as the sequences listed one b
   // A sliding window caps each sequence's keys on its own: totals are not enough.
   CHECK_FALSE(cost::RooflineCostModel(test::mistral_7b_window(), test::h100_sxm(), {})
                   .prices_decode_totals());
+}
+
+TEST_CASE(
+    "Expert parallelism over data-parallel ranks: each GPU's experts take its share of the "
+    "ranks' tokens, and the ranks exchange hidden states per MoE layer",
+    "[cost][ep]") {
+  // DeepSeek-V2-Lite, 64 experts (top 6) per MoE layer (26), spread whole over DP 2 × TP 1: 32
+  // experts per GPU. Rank 0 decodes 8 sequences while the two ranks feed 16 tokens to the MoE.
+  const model::ModelSpec sharded = model::shard_experts(test::deepseek_v2_lite(), 1, 2, true);
+  cost::CostOptions o;
+  o.data_parallel_size = 2;
+  const cost::RooflineCostModel ep(sharded, test::h100_sxm(), o);
+  const cost::RooflineCostModel whole(test::deepseek_v2_lite(), test::h100_sxm(), {});
+  const std::vector<std::int64_t> ctx(8, 1000);
+  StepBatch b;
+  b.decode_context_tokens = ctx;
+  b.num_sampling = 8;
+  const auto alone = by_name(whole.breakdown(b));
+  b.moe_group_tokens = 16;
+  const auto ops = by_name(ep.breakdown(b));
+  // 16 tokens × 6 assignments, half of them here: as many expert FLOPs as one GPU computing all
+  // 64 experts for its own 8 tokens (router and shared experts run on the rank's own tokens).
+  CHECK(ops.at("moe").flops == alone.at("moe").flops);
+  // Weights: the GPU's 32 experts, each touched by 16 tokens with probability 1 − (1 − 6/64)^16;
+  // alone: 64 experts, 8 tokens.
+  const double expert_bytes = 3.0 * 2048 * 1408 * 2;
+  const double touched_ep = 32.0 * (1.0 - std::pow(1.0 - 6.0 / 64, 16));
+  const double touched_alone = 64.0 * (1.0 - std::pow(1.0 - 6.0 / 64, 8));
+  CHECK(ops.at("moe").bytes - alone.at("moe").bytes ==
+        Approx(26.0 * (touched_ep - touched_alone) * expert_bytes));  // same activation bytes
+  // The exchange: all-gather of the other rank's 8 rows and reduce-scatter back, 2 B per element,
+  // per MoE layer, over the node's interconnect.
+  const model::Link link = model::intranode_link(test::h100_sxm());
+  CHECK(ops.at("moe_dispatch").bytes == 26.0 * 2 * 8 * 2048 * 2);
+  CHECK(ops.at("moe_dispatch").time_s ==
+        Approx(26.0 * (2 * link.latency_s + 2.0 * 8 * 2048 * 2 / link.bandwidth)));
+  CHECK_FALSE(alone.contains("moe_dispatch"));
+  // Its own tokens only (one rank): no exchange.
+  b.moe_group_tokens = 0;
+  CHECK_FALSE(by_name(ep.breakdown(b)).contains("moe_dispatch"));
 }

@@ -145,3 +145,37 @@ TEST_CASE("Engine v0, or a V0 scheduler named, keeps the V0 defaults", "[run][v1
               "s.yaml:3:23: serving.preemption: vLLM V1 preempts by recompute only", 0) == 0);
   }
 }
+
+TEST_CASE("Data and expert parallelism: one GPU's model, and the combinations not modelled",
+          "[run][ep]") {
+  Scenario s = kvsim::config::load_scenario(golden("two-requests/scenario.yaml"));
+  s.deployment.model = "mixtral-8x7b";
+  s.deployment.gpu = "h100-sxm";
+  s.deployment.tensor_parallel_size = 2;
+  s.deployment.data_parallel_size = 2;
+  s.deployment.enable_expert_parallel = true;
+  kvsim::run::ResolvedScenario r = kvsim::run::resolve_scenario(s);
+  // 8 experts whole over 4 GPUs: 2 each.
+  CHECK(r.deployment.model.moe.shard_ranks == 4);
+  CHECK(r.deployment.model.moe.expert_parallel);
+  CHECK(r.deployment.gpus_per_replica() == 4);
+  CHECK_FALSE(r.not_modelled().has_value());
+  s.sim.num_prefill_replicas = 1;
+  r = kvsim::run::resolve_scenario(s);
+  REQUIRE(r.not_modelled().has_value());
+  CHECK_THAT(r.not_modelled()->what(),
+             Catch::Contains("--prefill-replicas") &&
+                 Catch::Contains("disaggregated serving with data or expert parallelism"));
+  CHECK_THROWS_WITH(kvsim::run::run(r, nullptr), Catch::Contains("is not modelled"));
+  s.sim.num_prefill_replicas = 0;
+  s.deployment.pipeline_parallel_size = 2;
+  r = kvsim::run::resolve_scenario(s);
+  REQUIRE(r.not_modelled().has_value());
+  CHECK_THAT(r.not_modelled()->what(), Catch::Contains("--data-parallel-size"));
+  // More GPUs than experts: refused when resolving, at the flag.
+  s.deployment.pipeline_parallel_size = 1;
+  s.deployment.data_parallel_size = 8;
+  CHECK_THROWS_WITH(kvsim::run::resolve_scenario(s),
+                    Catch::Contains("--enable-expert-parallel") &&
+                        Catch::Contains("leaves GPUs without an expert"));
+}
