@@ -612,8 +612,9 @@ void Simulator::collect_replicas(SimResult& result) const {
     result.fraction.free = 1.0;
   }
   if (sum.elapsed > 0) {
-    // Per replica: every engine's elapsed time is the replica's.
-    const double elapsed = static_cast<double>(sum.elapsed) / static_cast<double>(engines_);
+    // Per replica (every pipeline engine's elapsed time is the replica's), per data-parallel
+    // rank: a rank's batch is its own, as max_running's.
+    const double elapsed = static_cast<double>(sum.elapsed) / static_cast<double>(engines_ / dp_);
     result.mean_running = static_cast<double>(sum.running) / elapsed;
     result.mean_waiting = static_cast<double>(sum.waiting) / elapsed;
   }
