@@ -373,9 +373,19 @@ void Simulator::build_replicas() {
   if (setup_.warm_prefixes != nullptr && opts_.warm_prefix_cache && opts_.enable_prefix_caching) {
     std::vector<std::uint64_t> ids;
     trace::RequestSpec spec;
-    while (setup_.warm_prefixes->next(spec)) {
+    // A replica's engines (pipeline virtual engines, data-parallel ranks) keep a prefix cache
+    // each, and the earlier run sent each request to one of them: prompt k warms engine k mod E of
+    // every replica (the prefill replicas hold one engine each).
+    for (std::uint64_t k = 0; setup_.warm_prefixes->next(spec); ++k) {
       expand_prefix_blocks(spec, opts_.block_size, ids);
-      for (auto& rep : replicas_) rep->warm_prefix(spec.id, spec.prompt_tokens, ids);
+      for (std::size_t i = 0; i < replicas_.size(); ++i) {
+        const bool decode_engine = i >= first_decode();
+        if (decode_engine && (i - first_decode()) % static_cast<std::size_t>(engines_) !=
+                                 k % static_cast<std::uint64_t>(engines_)) {
+          continue;
+        }
+        replicas_[i]->warm_prefix(spec.id, spec.prompt_tokens, ids);
+      }
     }
     for (auto& rep : replicas_) rep->end_warm_up();
   }

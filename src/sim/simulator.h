@@ -67,11 +67,13 @@ struct SimSetup {
     double latency_s = 0;
   };
   PrefillPool prefill;
-  // With options.warm_prefix_cache and prefix caching: the requests whose prompt blocks every
-  // engine's prefix cache holds when the run starts. Before the first event each prompt is
-  // admitted whole and freed, in order (an earlier run of the same requests leaves the cache
-  // so, its least recently used blocks evicted first when it is full); the warm-up counts in no
-  // metric or prefix-cache statistic. Read to its end once. Null: a cold cache.
+  // With options.warm_prefix_cache and prefix caching: the requests whose prompt blocks the
+  // prefix caches hold when the run starts (every replica's; of a replica's engines — pipeline
+  // virtual engines, data-parallel ranks — the k-th request's only engine k mod engines). Before
+  // the first event each prompt is admitted whole and freed, in order (an earlier run of the same
+  // requests leaves the cache so, its least recently used blocks evicted first when it is full);
+  // the warm-up counts in no metric or prefix-cache statistic. Read to its end once. Null: a cold
+  // cache.
   trace::TraceReader* warm_prefixes = nullptr;
 };
 
