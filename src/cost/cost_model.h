@@ -92,6 +92,14 @@ class CostModel {
   virtual bool prices_decode_totals() const { return false; }
 };
 
+// vLLM V0's host work per scheduled sequence and step, on top of the GPU's fitted step overhead:
+// V0 runs the scheduler, the block tables, sampling output and detokenisation of every running
+// sequence in the engine loop between GPU steps (V1 moved them out of it). 50 us: what replaying
+// three V0 ground-truth sets in ../shared/data/groundtruth on A100s needed (the llm-k8s
+// Llama-3.3-70B TP8 and TP4 x PP2 runs, vLLM 0.8.3; DistServe's OPT-13B vLLM runs, early 2024):
+// TPOT errors rose from -31..-12% (TP8) and -25..-13% (TP4 x PP2) with 0 toward 0 with 40-80 us.
+inline constexpr double kVllmV0SeqOverheadS = 50e-6;
+
 // How the roofline model reads a deployment. Defaults follow vLLM.
 struct CostOptions {
   // GPUs sharing each layer (Megatron-style: heads and MLP columns split, two all-reduces per
@@ -112,6 +120,9 @@ struct CostOptions {
   // CPU time per engine step (scheduling, input preparation, sampling); nullopt = the hardware
   // profile's step_overhead_s.
   std::optional<double> step_overhead_s;
+  // Host time per scheduled sequence that the engine generation adds to the profile's
+  // seq_overhead_s (kVllmV0SeqOverheadS for vLLM V0; 0 for V1).
+  double engine_seq_overhead_s = 0;
   // Disable measured-table lookups and use the fitted roofline everywhere (for comparisons).
   bool use_tables = true;
 };

@@ -95,6 +95,9 @@ Json serving_inputs_json(const run::ResolvedScenario& s) {
                                  {"swap_bytes_per_s", p.swap_bytes_per_s}};
   } else {
     serving["cost_model"] = Json{{"kind", "roofline"}};
+    if (s.cost.roofline.engine_seq_overhead_s > 0) {
+      serving["cost_model"]["engine_seq_overhead_us"] = s.cost.roofline.engine_seq_overhead_s * 1e6;
+    }
   }
   return serving;
 }

@@ -294,6 +294,9 @@ ResolvedScenario resolve_scenario(const config::Scenario& s, const ResolveOption
   r.allocator = s.allocator;
   r.placement = s.placement;
   r.cost = s.cost;
+  if (r.deployment.engine == model::MemoryEngine::kV0) {
+    r.cost.roofline.engine_seq_overhead_s = cost::kVllmV0SeqOverheadS;
+  }
   r.seed = s.seed;
   trace::WorkloadOptions w = s.workload;
   w.synthetic.seed = s.seed;

@@ -291,6 +291,10 @@ TEST_CASE("The step overhead adds per step, per sequence and per prompt token, e
   CHECK(c.ops.back().time_s == Approx(0.00246).epsilon(1e-12));
   CHECK(over.seq_overhead_s() == 40e-6);
   CHECK(over.prefill_token_overhead_s() == 3e-6);
+  // The engine's per-sequence host time adds to the profile's (vLLM V0: 50 µs).
+  cost::CostOptions v0;
+  v0.engine_seq_overhead_s = cost::kVllmV0SeqOverheadS;
+  CHECK(cost::RooflineCostModel(test::llama3_70b(), with, v0).seq_overhead_s() == Approx(90e-6));
   // Decode only: 2 ms + 3 × 40 µs.
   batch.prefills = {};
   batch.num_sampling = 3;

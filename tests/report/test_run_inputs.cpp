@@ -57,6 +57,10 @@ TEST_CASE("run inputs: the roofline cost model and the deployment label", "[repo
   r.deployment.tensor_parallel_size = 2;
   r.allocator = memory::AllocatorKind::kContiguousMax;
   r.sim.scheduler.kind = sim::SchedulerKind::kChunkedPrefill;
+  // The scenario is engine v0: its per-sequence host overhead is named.
+  CHECK(report::serving_inputs_json(r)["cost_model"] ==
+        Json{{"kind", "roofline"}, {"engine_seq_overhead_us", 50.0}});
+  r.cost.roofline.engine_seq_overhead_s = 0;  // engine v1
   CHECK(report::serving_inputs_json(r)["cost_model"] == Json{{"kind", "roofline"}});
   CHECK(report::serving_inputs_json(r)["allocator"] == "contiguous-max");
   CHECK(report::deployment_label(r) == "2 × " + r.deployment.hardware->name +

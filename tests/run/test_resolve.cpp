@@ -132,7 +132,10 @@ TEST_CASE("Engine v0, or a V0 scheduler named, keeps the V0 defaults", "[run][v1
   CHECK_FALSE(r.sim.enable_prefix_caching);
   CHECK(r.watermark == 0.01);
   CHECK(r.sim.scheduler.cuda_graph_max_size == 0);
+  // V0's host work per scheduled sequence; none with the V1 engine below.
+  CHECK(r.cost.roofline.engine_seq_overhead_s == kvsim::cost::kVllmV0SeqOverheadS);
   r = resolve_text("model: llama-3-8b\ngpu: h100-sxm\nserving: {scheduler: chunked-prefill}\n");
+  CHECK(r.cost.roofline.engine_seq_overhead_s == 0);
   CHECK(r.sim.scheduler.kind == SchedulerKind::kChunkedPrefill);
   CHECK(r.sim.scheduler.max_num_seqs == 256);
   CHECK(r.sim.scheduler.cuda_graph_max_size == 0);
