@@ -364,4 +364,18 @@ TEST_CASE("A warm prefix cache holds the warm-up prompts; the warm-up counts in 
   VectorReader again(specs);
   (void)sim::simulate(setup, again);
   CHECK(prefills_of(cold.seen[0]) == Chunks{{64, 0}, {40, 0}});
+
+  // Two data-parallel ranks keep a cache each; warm-up prompt k goes to rank k mod 2. The run
+  // sends R0 to rank 0 and R1 to rank 1: warmed in that order both hit, in the other order both
+  // miss.
+  setup.cost_model = &cost;
+  setup.data_parallel = {.size = 2, .lockstep = false};
+  VectorReader warm_in_order(specs);
+  setup.warm_prefixes = &warm_in_order;
+  VectorReader run_dp(specs);
+  CHECK(sim::simulate(setup, run_dp).prefix_hit_tokens == 80);
+  VectorReader warm_swapped({specs[1], specs[0]});
+  setup.warm_prefixes = &warm_swapped;
+  VectorReader run_dp_again(specs);
+  CHECK(sim::simulate(setup, run_dp_again).prefix_hit_tokens == 0);
 }
