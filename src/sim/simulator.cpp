@@ -624,7 +624,9 @@ void Simulator::collect_replicas(SimResult& result) const {
   if (sum.elapsed > 0) {
     // Per replica (every pipeline engine's elapsed time is the replica's), per data-parallel
     // rank: a rank's batch is its own, as max_running's.
-    const double elapsed = static_cast<double>(sum.elapsed) / static_cast<double>(engines_ / dp_);
+    const std::int64_t engines_sharing_gpus = engines_ / dp_;  // pipeline engines, else 1
+    const double elapsed =
+        static_cast<double>(sum.elapsed) / static_cast<double>(engines_sharing_gpus);
     result.mean_running = static_cast<double>(sum.running) / elapsed;
     result.mean_waiting = static_cast<double>(sum.waiting) / elapsed;
   }
