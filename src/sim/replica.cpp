@@ -204,8 +204,11 @@ std::optional<TimeNs> Replica::start_step(TimeNs now) {
       },
       padding);
   // A pipeline books the batch on its stages after the swap-out copy (sim/pipeline_clock.h).
-  const TimeNs compute_ns = pipeline_ ? pipeline_->run(now + swap_out_ns, batch) - now - swap_out_ns
-                                      : cost_model_->step_time(batch);
+  // A lockstep rank's step is priced by the simulator with the other ranks' (its end unused).
+  const TimeNs compute_ns = lockstep_ ? 0
+                            : pipeline_
+                                ? pipeline_->run(now + swap_out_ns, batch) - now - swap_out_ns
+                                : cost_model_->step_time(batch);
   KVSIM_ASSERT(compute_ns >= 0, "step times are non-negative");
   // At least 1 ns so that simulated time always moves forward.
   const TimeNs step_ns = std::max<TimeNs>(1, compute_ns + swap_out_ns);

@@ -104,6 +104,10 @@ class Replica {
   // token and has more to produce leaves the running batch (kTransferring, its KV kept) and is
   // handed to the sink (RequestSink::on_prefill_done).
   void set_prefill_only() { prefill_only_ = true; }
+  // Data parallelism in lockstep (SimSetup::DataParallel): the simulator prices this rank's steps
+  // together with the other ranks'; start_step's returned end is then its start plus any
+  // swap-out only.
+  void set_lockstep() { lockstep_ = true; }
   // The transfer of `slot`'s KV has completed: its room is freed here.
   void release_transferred(RequestPool::Slot slot, TimeNs now);
 
@@ -248,6 +252,7 @@ class Replica {
   std::vector<RequestPool::Slot> swapping_in_;
   std::vector<RequestPool::Slot> transferring_;  // prefill-only: handed off, KV still held
   bool prefill_only_ = false;
+  bool lockstep_ = false;
   std::vector<RequestPool::Slot>
       pending_swap_ins_;  // issued in this pass; link time assigned after
 

@@ -369,6 +369,7 @@ void Simulator::build_replicas() {
     replicas_.push_back(std::make_unique<Replica>(static_cast<std::uint32_t>(num_prefill_ + i),
                                                   opts_, setup_.make_allocator(),
                                                   *setup_.cost_model, ctx, clock));
+    if (setup_.data_parallel.lockstep && dp_ > 1) replicas_.back()->set_lockstep();
   }
   if (setup_.warm_prefixes != nullptr && opts_.warm_prefix_cache && opts_.enable_prefix_caching) {
     std::vector<std::uint64_t> ids;

@@ -11,14 +11,18 @@
 //                              watermark 1%, recompute preemption; the same run as
 //                              `kvsim simulate ... --trace splitwise_conv.csv` (README)
 //
-// Each also as ...StepByStep: with SimOptions::fast_forward off (one event per step), the same
-// results. Skips with a message when ../shared/data is absent.
+//   BM_DecodeHeavyMoeLockstep  the decode-heavy run on an MoE model over two data-parallel ranks
+//                              in lockstep (expert parallelism)
+//
+// Each of the first two also as ...StepByStep: with SimOptions::fast_forward off (one event per
+// step), the same results. Skips with a message when ../shared/data is absent.
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
 #include <string>
 
 #include "config/catalog.h"
+#include "model/expert_parallel.h"
 #include "model/kv_math.h"
 #include "sim/deployment.h"
 #include "sim/simulator.h"
@@ -80,6 +84,44 @@ void BM_DecodeHeavyStepByStep(benchmark::State& state) {
 }
 BENCHMARK(BM_DecodeHeavy)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DecodeHeavyStepByStep)->Unit(benchmark::kMillisecond);
+
+// The same 256 x 2,000-token decode on an MoE model over two data-parallel ranks with expert
+// parallelism (DeepSeek-V2-Lite, DP 2 x TP 1 on H200s): the ranks step in lockstep, each step
+// priced on both ranks' batches (never fast-forwarded).
+void BM_DecodeHeavyMoeLockstep(benchmark::State& state) {
+  const model::ModelSpec model =
+      model::shard_experts(config::load_model("deepseek-v2-lite"), 1, 2, true);
+  const model::HardwareSpec gpu = config::load_hardware("h200-sxm");
+  sim::DeploymentInputs in;
+  in.model = &model;
+  in.hardware = &gpu;
+  in.data_parallel_size = 2;
+  in.kv_format = *model::kv_format_from_name(model, "auto");
+  in.max_model_len = 4096;
+  sim::SimOptions options;
+  options.scheduler.max_num_seqs = 256;
+  options.scheduler.max_num_batched_tokens = 256 * 100;
+  const sim::BuiltDeployment built = sim::build_deployment(in, options);
+  const sim::SimSetup setup = built.setup(options);
+  trace::WorkloadOptions w;
+  w.source = trace::WorkloadOptions::Source::kSynthetic;
+  w.synthetic.arrival = trace::ArrivalProcess::kConstant;
+  w.synthetic.rate_rps = 1e6;  // all 256 at once, 128 per rank
+  w.synthetic.num_requests = 256;
+  w.synthetic.prompt.value = 100;
+  w.synthetic.output.value = 2000;
+  const trace::Workload workload(w);
+  std::int64_t sequence_steps = 0, requests = 0, steps = 0;
+  for (auto _ : state) {
+    auto reader = workload.open();
+    const sim::SimResult r = sim::simulate(setup, *reader);
+    sequence_steps += r.metrics.num_sequence_steps;
+    requests += r.metrics.completed;
+    steps += r.metrics.num_steps;
+  }
+  report(state, sequence_steps, requests, steps);
+}
+BENCHMARK(BM_DecodeHeavyMoeLockstep)->Unit(benchmark::kMillisecond);
 
 void simulate_splitwise_conv(benchmark::State& state, bool fast_forward) {
   const std::string trace_path =
