@@ -159,6 +159,8 @@ void run(CostFlags& f) {
   in.model = d.model.name;
   in.gpu = hw.name;
   in.tensor_parallel_size = d.tensor_parallel_size;
+  in.expert_shard_ranks = d.model.moe.shard_ranks;
+  in.expert_parallel = d.model.moe.expert_parallel;
   in.prefills = chunks;
   in.decode_batch = f.decode_batch;
   in.context = f.context;

@@ -90,6 +90,10 @@ Json cost_json(const cost::StepCost& c, const CostReportInput& in) {
   inputs["decode_batch"] = in.decode_batch;
   inputs["context"] = in.context;
   inputs["num_sampling"] = in.num_sampling;
+  if (in.expert_shard_ranks > 0) {
+    inputs["routed_experts"] =
+        Json{{"gpus", in.expert_shard_ranks}, {"expert_parallel", in.expert_parallel}};
+  }
   j["inputs"] = inputs;
   return j;
 }
@@ -98,6 +102,11 @@ std::string cost_table(const cost::StepCost& c, const CostReportInput& in) {
   Table t({"op", "time", "share", "FLOPs", "bytes", "bound"});
   std::string title = "Step cost: " + in.model + " on " + in.gpu + ", TP " +
                       std::to_string(in.tensor_parallel_size) + " (" + in.cost_model + ")";
+  if (in.expert_shard_ranks > 0) {
+    title += "; routed experts " + std::string(in.expert_parallel ? "whole" : "split") + " over " +
+             std::to_string(in.expert_shard_ranks) +
+             " GPUs, this rank's tokens only (no other data-parallel rank in the step)";
+  }
   t.set_title(title);
   for (const auto& op : c.ops) {
     t.add_row({op.name, human_seconds(op.time_s), percent(c.time_s > 0 ? op.time_s / c.time_s : 0),

@@ -17,6 +17,10 @@ struct CostReportInput {
   std::string model;
   std::string gpu;
   std::int64_t tensor_parallel_size = 1;
+  // Data or expert parallelism of an MoE model: the routed experts are spread over this many GPUs
+  // (0: the TP group), as whole experts when expert_parallel; the step is the rank's own tokens.
+  std::int64_t expert_shard_ranks = 0;
+  bool expert_parallel = false;
   std::string cost_model = "roofline";  // "roofline" | "linear"
   std::string weight_dtype, activation_dtype, kv_dtype;
   std::string profile_kind;                    // provenance.kind of the GPU's cost profile

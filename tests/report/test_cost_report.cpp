@@ -26,3 +26,20 @@ TEST_CASE("kvsim cost: table, CSV and the linear model", "[cli][cost]") {
   REQUIRE(l.exit_code == 0);
   CHECK(Json::parse(l.out)["step_time_s"].get<double>() == Approx(1.1604e-3).epsilon(1e-12));
 }
+
+TEST_CASE("kvsim cost: an expert-parallel rank says its experts are spread", "[cli][cost][ep]") {
+  const auto t =
+      run_kvsim({"cost", "--model", "mixtral-8x7b", "--gpu", "h100-sxm", "--dp", "2",
+                 "--enable-expert-parallel", "--decode-batch", "8", "--format", "table"});
+  REQUIRE(t.exit_code == 0);
+  CHECK_THAT(t.out, Catch::Contains("routed experts whole over 2 GPUs"));
+  const auto j = run_kvsim({"cost", "--model", "mixtral-8x7b", "--gpu", "h100-sxm", "--tp", "2",
+                            "--decode-batch", "8", "--format", "json"});
+  REQUIRE(j.exit_code == 0);
+  CHECK_FALSE(Json::parse(j.out)["inputs"].contains("routed_experts"));
+  const auto e = run_kvsim({"cost", "--model", "mixtral-8x7b", "--gpu", "h100-sxm", "--dp", "2",
+                            "--decode-batch", "8", "--format", "json"});
+  REQUIRE(e.exit_code == 0);
+  CHECK(Json::parse(e.out)["inputs"]["routed_experts"] ==
+        Json{{"gpus", 2}, {"expert_parallel", false}});
+}
