@@ -1,6 +1,7 @@
 #include "sim/simulator.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 
 #include "common/assert.h"
@@ -106,6 +107,10 @@ class Simulator final : public RequestSink {
   // The replica (group of engines) engine `engine` belongs to.
   std::size_t group_of(std::uint32_t engine) const {
     return (engine - first_decode()) / static_cast<std::size_t>(engines_);
+  }
+  // The first engine of replica `group`.
+  std::size_t group_first(std::size_t group) const {
+    return first_decode() + group * static_cast<std::size_t>(engines_);
   }
   // After a lone step end of `replica` at `now`: its next pure-decode steps whose ends would be
   // the next events anyway (before any queued event, timeline sample or the time limit) are
@@ -369,7 +374,7 @@ void Simulator::build_replicas() {
     replicas_.push_back(std::make_unique<Replica>(static_cast<std::uint32_t>(num_prefill_ + i),
                                                   opts_, setup_.make_allocator(),
                                                   *setup_.cost_model, ctx, clock));
-    if (setup_.data_parallel.lockstep && dp_ > 1) replicas_.back()->set_lockstep();
+    if (lockstep_) replicas_.back()->set_lockstep();
   }
   if (setup_.warm_prefixes != nullptr && opts_.warm_prefix_cache && opts_.enable_prefix_caching) {
     std::vector<std::uint64_t> ids;
@@ -413,8 +418,7 @@ void Simulator::dispatch(const Event& e, TimeNs now) {
         const std::size_t g = group_of(e.replica);
         group_busy_[g] = 0;
         for (std::int64_t r = 0; r < engines_; ++r) {
-          mark(static_cast<std::uint32_t>(first_decode() + g * static_cast<std::size_t>(engines_) +
-                                          static_cast<std::size_t>(r)));
+          mark(static_cast<std::uint32_t>(group_first(g) + static_cast<std::size_t>(r)));
         }
       }
       break;
@@ -430,14 +434,15 @@ void Simulator::dispatch(const Event& e, TimeNs now) {
 
 void Simulator::start_steps(TimeNs now) {
   std::sort(dirty_.begin(), dirty_.end());
+  std::size_t last_group = SIZE_MAX;  // lockstep: the group tried last (its ranks are adjacent)
   for (std::uint32_t i : dirty_) {
     is_dirty_[i] = 0;
     Replica& rep = *replicas_[i];
     if (lockstep_) {
       // Every rank of an idle group is idle; its lowest marked rank starts the group's step.
       const std::size_t g = group_of(i);
-      if (!group_busy_[g]) start_lockstep_step(g, now);
-      group_busy_[g] = group_busy_[g] != 0 ? group_busy_[g] : 2;  // tried at this instant
+      if (g != last_group && !group_busy_[g]) start_lockstep_step(g, now);
+      last_group = g;
       continue;
     }
     if (rep.busy()) continue;
@@ -447,13 +452,10 @@ void Simulator::start_steps(TimeNs now) {
     }
   }
   dirty_.clear();
-  if (lockstep_) {
-    for (char& b : group_busy_) b = b == 2 ? 0 : b;
-  }
 }
 
 void Simulator::start_lockstep_step(std::size_t group, TimeNs now) {
-  const std::size_t first = first_decode() + group * static_cast<std::size_t>(engines_);
+  const std::size_t first = group_first(group);
   // Each rank forms its batch as it would alone.
   std::int64_t max_tokens = 0;
   bool any = false;

@@ -42,12 +42,14 @@ void report(benchmark::State& state, std::int64_t sequence_steps, std::int64_t r
 }
 
 // `fast_forward` false: every step one event (SimOptions::fast_forward), the loop before it.
-void decode_heavy(benchmark::State& state, bool fast_forward) {
-  const model::ModelSpec model = config::load_model("llama-3-8b");
+// `model` over `data_parallel_size` ranks (an MoE model's then step in lockstep).
+void decode_heavy(benchmark::State& state, const model::ModelSpec& model, bool fast_forward,
+                  std::int64_t data_parallel_size = 1) {
   const model::HardwareSpec gpu = config::load_hardware("h200-sxm");
   sim::DeploymentInputs in;
   in.model = &model;
   in.hardware = &gpu;
+  in.data_parallel_size = data_parallel_size;
   in.kv_format = *model::kv_format_from_name(model, "auto");
   in.max_model_len = 4096;
   sim::SimOptions options;
@@ -77,10 +79,10 @@ void decode_heavy(benchmark::State& state, bool fast_forward) {
   state.counters["max_running"] = static_cast<double>(max_running);
 }
 void BM_DecodeHeavy(benchmark::State& state) {
-  decode_heavy(state, true);
+  decode_heavy(state, config::load_model("llama-3-8b"), true);
 }
 void BM_DecodeHeavyStepByStep(benchmark::State& state) {
-  decode_heavy(state, false);
+  decode_heavy(state, config::load_model("llama-3-8b"), false);
 }
 BENCHMARK(BM_DecodeHeavy)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DecodeHeavyStepByStep)->Unit(benchmark::kMillisecond);
@@ -89,37 +91,8 @@ BENCHMARK(BM_DecodeHeavyStepByStep)->Unit(benchmark::kMillisecond);
 // parallelism (DeepSeek-V2-Lite, DP 2 x TP 1 on H200s): the ranks step in lockstep, each step
 // priced on both ranks' batches (never fast-forwarded).
 void BM_DecodeHeavyMoeLockstep(benchmark::State& state) {
-  const model::ModelSpec model =
-      model::shard_experts(config::load_model("deepseek-v2-lite"), 1, 2, true);
-  const model::HardwareSpec gpu = config::load_hardware("h200-sxm");
-  sim::DeploymentInputs in;
-  in.model = &model;
-  in.hardware = &gpu;
-  in.data_parallel_size = 2;
-  in.kv_format = *model::kv_format_from_name(model, "auto");
-  in.max_model_len = 4096;
-  sim::SimOptions options;
-  options.scheduler.max_num_seqs = 256;
-  options.scheduler.max_num_batched_tokens = 256 * 100;
-  const sim::BuiltDeployment built = sim::build_deployment(in, options);
-  const sim::SimSetup setup = built.setup(options);
-  trace::WorkloadOptions w;
-  w.source = trace::WorkloadOptions::Source::kSynthetic;
-  w.synthetic.arrival = trace::ArrivalProcess::kConstant;
-  w.synthetic.rate_rps = 1e6;  // all 256 at once, 128 per rank
-  w.synthetic.num_requests = 256;
-  w.synthetic.prompt.value = 100;
-  w.synthetic.output.value = 2000;
-  const trace::Workload workload(w);
-  std::int64_t sequence_steps = 0, requests = 0, steps = 0;
-  for (auto _ : state) {
-    auto reader = workload.open();
-    const sim::SimResult r = sim::simulate(setup, *reader);
-    sequence_steps += r.metrics.num_sequence_steps;
-    requests += r.metrics.completed;
-    steps += r.metrics.num_steps;
-  }
-  report(state, sequence_steps, requests, steps);
+  decode_heavy(state, model::shard_experts(config::load_model("deepseek-v2-lite"), 1, 2, true),
+               true, 2);
 }
 BENCHMARK(BM_DecodeHeavyMoeLockstep)->Unit(benchmark::kMillisecond);
 
