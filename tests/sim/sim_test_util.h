@@ -37,6 +37,14 @@ inline sim::SimOptions small_options(sim::SchedulerKind kind = sim::SchedulerKin
   return o;
 }
 
+// Simulates `specs` on `setup` (its cost model, options and deployment as the test set them),
+// recording into `run`.
+inline void simulate_into(SimRun& run, sim::SimSetup setup, std::vector<trace::RequestSpec> specs) {
+  VectorReader reader(std::move(specs));
+  RecordingObserver observer(run);
+  run.result = sim::simulate(setup, reader, &observer);
+}
+
 // Simulates `specs` with allocators from `make_allocator`, recording into `run`.
 inline void simulate_into(SimRun& run, const sim::SimOptions& options,
                           std::function<std::unique_ptr<memory::Allocator>()> make_allocator,
@@ -45,22 +53,23 @@ inline void simulate_into(SimRun& run, const sim::SimOptions& options,
   setup.options = options;
   setup.cost_model = &cost;
   setup.make_allocator = std::move(make_allocator);
-  VectorReader reader(std::move(specs));
-  RecordingObserver observer(run);
-  run.result = sim::simulate(setup, reader, &observer);
+  simulate_into(run, std::move(setup), std::move(specs));
+}
+
+// FakeAllocators whose stats land in run.allocators, one per engine that asks.
+inline std::function<std::unique_ptr<memory::Allocator>()> fake_allocators(
+    SimRun& run, FakeAllocator::Options alloc = {}) {
+  return [&run, alloc]() -> std::unique_ptr<memory::Allocator> {
+    run.allocators.push_back(std::make_shared<AllocStats>());
+    return std::make_unique<FakeAllocator>(alloc, run.allocators.back());
+  };
 }
 
 // With FakeAllocators; their stats land in run.allocators, one per replica.
 inline SimRun run_sim(const sim::SimOptions& options, FakeAllocator::Options alloc,
                       const FixedCostModel& cost, std::vector<trace::RequestSpec> specs) {
   SimRun run;
-  simulate_into(
-      run, options,
-      [&]() -> std::unique_ptr<memory::Allocator> {
-        run.allocators.push_back(std::make_shared<AllocStats>());
-        return std::make_unique<FakeAllocator>(alloc, run.allocators.back());
-      },
-      cost, std::move(specs));
+  simulate_into(run, options, fake_allocators(run, alloc), cost, std::move(specs));
   return run;
 }
 

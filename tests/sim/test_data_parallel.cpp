@@ -34,13 +34,8 @@ SimRun run_dp(const FixedCostModel& c, sim::SimOptions options, bool lockstep,
   setup.options = options;
   setup.cost_model = &c;
   setup.data_parallel = {.size = 2, .lockstep = lockstep};
-  setup.make_allocator = [&run]() -> std::unique_ptr<memory::Allocator> {
-    run.allocators.push_back(std::make_shared<AllocStats>());
-    return std::make_unique<FakeAllocator>(FakeAllocator::Options{}, run.allocators.back());
-  };
-  VectorReader reader(std::move(specs));
-  RecordingObserver observer(run);
-  run.result = sim::simulate(setup, reader, &observer);
+  setup.make_allocator = fake_allocators(run);
+  simulate_into(run, std::move(setup), std::move(specs));
   return run;
 }
 

@@ -36,13 +36,8 @@ SimRun run_pp(const cost::PipelineCostModel& p, std::vector<trace::RequestSpec> 
   setup.options = small_options();
   setup.cost_model = &p;
   setup.pipeline = &p;
-  setup.make_allocator = [&run]() -> std::unique_ptr<memory::Allocator> {
-    run.allocators.push_back(std::make_shared<AllocStats>());
-    return std::make_unique<FakeAllocator>(FakeAllocator::Options{}, run.allocators.back());
-  };
-  VectorReader reader(std::move(specs));
-  RecordingObserver observer(run);
-  run.result = sim::simulate(setup, reader, &observer);
+  setup.make_allocator = fake_allocators(run);
+  simulate_into(run, std::move(setup), std::move(specs));
   return run;
 }
 
