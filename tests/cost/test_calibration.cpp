@@ -181,3 +181,43 @@ TEST_CASE("split_holdout: a fraction of the rows by file name, line and seed", "
   const auto together = cost::split_holdout(same_line, 0.5, 3);
   CHECK((together.fit.empty() || together.held_out.empty()));
 }
+
+TEST_CASE(
+    "A fitted prefill-attention memory curve never falls with size, so an MHA model is not "
+    "priced off its far end",
+    "[cost]") {
+  // Read against bytes, Vidur's short GQA prefills look memory-bound with an efficiency that
+  // falls as they grow (their work is quadratic in the prompt, their bytes linear). Such a curve,
+  // met by an MHA model's 2.2 x larger KV bytes per token, priced OPT-13B's 2,048-token prefill
+  // attention at 4 x what the same measurements imply.
+  KVSIM_REQUIRE_SHARED(path, "profiles/vidur_a100/a100_legacy_attention_n8192_q64_kv8_tp2.csv");
+  const auto hw = test::a100_sxm();
+  cost::FitOptions opt;
+  opt.keep_tables = false;
+  const auto fit =
+      cost::fit_profile(cost::load_measurements(path, cost::MeasurementFormat::kVidur), hw, opt);
+  const auto& curve = fit.profile.op_classes.at("attn_prefill").memory;
+  REQUIRE(curve.knots_y.size() >= 2);
+  for (std::size_t i = 1; i < curve.knots_y.size(); ++i) {
+    INFO("knot " << i);
+    CHECK(curve.knots_y[i] >= curve.knots_y[i - 1]);
+  }
+  auto fitted_hw = hw;
+  fitted_hw.cost = fit.profile;
+  const cost::Predictor predictor(fitted_hw, false);
+  const auto prompt = [](std::int64_t q_heads, std::int64_t kv_heads) {
+    KernelShape s;
+    s.op = OpClass::kAttnPrefill;
+    s.dtype = model::Dtype::kFp16;
+    s.batch = 1, s.q_len = 2048, s.kv_len = 0;  // one whole 2,048-token prompt
+    s.q_heads = q_heads, s.kv_heads = kv_heads, s.head_dim = 128;
+    return s;
+  };
+  // Vidur measured 0.681 ms with 32 query and 4 KV heads (TP 2 of 64/8). The kernel's work goes
+  // with the query heads, so 40 MHA heads (OPT-13B, TP 1) take about 40/32 of that. One pair of
+  // curves also fits Vidur's chunks over cached prefixes, which run faster per FLOP, so whole
+  // prompts come out up to ~45% fast; the falling curve had the MHA one 4.2 x slow.
+  const double gqa = 0.681e-3, mha = gqa * 40.0 / 32.0;
+  CHECK(predictor.predict(prompt(32, 4)) == Approx(gqa).epsilon(0.5));
+  CHECK(predictor.predict(prompt(40, 40)) == Approx(mha).epsilon(0.5));
+}
