@@ -201,8 +201,8 @@ PreparedPoint prepare_point(const config::ScenarioGridPoint& point,
   if (p.resolved.sim.num_prefill_replicas > 0) {
     // Disaggregated: the planner's replica is the whole prefill/decode group.
     rp.replicas = 1;
-    rp.gpus_per_replica = p.resolved.sim.num_prefill_replicas * d.prefill_tensor_parallel_size +
-                          p.resolved.sim.num_replicas * d.tensor_parallel_size;
+    rp.gpus_per_replica =
+        d.disaggregated_gpus(p.resolved.sim.num_prefill_replicas, p.resolved.sim.num_replicas);
   }
   rp.gpu_price_per_hour = d.hardware->price_per_hour;
   for (const auto& [gpu, usd] : prices) {

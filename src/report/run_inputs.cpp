@@ -76,8 +76,8 @@ Json serving_inputs_json(const run::ResolvedScenario& s) {
     dis["prefill_tensor_parallel_size"] = d.prefill_tensor_parallel_size;
     dis["decode_replicas"] = s.sim.num_replicas;
     dis["decode_tensor_parallel_size"] = d.tensor_parallel_size;
-    dis["gpus"] = s.sim.num_prefill_replicas * d.prefill_tensor_parallel_size +
-                  s.sim.num_replicas * d.tensor_parallel_size;
+    dis["decode_pipeline_parallel_size"] = d.pipeline_parallel_size;
+    dis["gpus"] = d.disaggregated_gpus(s.sim.num_prefill_replicas, s.sim.num_replicas);
     dis["kv_transfer_bandwidth_bytes_per_s"] =
         d.kv_transfer_bandwidth ? Json(*d.kv_transfer_bandwidth) : Json(nullptr);
     dis["kv_transfer_latency_s"] =
@@ -129,7 +129,11 @@ std::string deployment_label(const run::ResolvedScenario& s) {
     out = std::to_string(s.sim.num_prefill_replicas) + " prefill × " +
           std::to_string(d.prefill_tensor_parallel_size) + " + " +
           std::to_string(s.sim.num_replicas) + " decode × " +
-          std::to_string(d.tensor_parallel_size) + " " + gpu + " (disaggregated)";
+          std::to_string(d.tensor_parallel_size) + " " + gpu +
+          (d.pipeline_parallel_size > 1
+               ? " × " + std::to_string(d.pipeline_parallel_size) + " pipeline stages"
+               : "") +
+          " (disaggregated)";
   } else if (s.sim.num_replicas > 1) {
     out += ", " + std::to_string(s.sim.num_replicas) + " replicas";
   }

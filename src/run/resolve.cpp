@@ -234,13 +234,11 @@ std::optional<Error> ResolvedScenario::not_modelled() const {
                       "data parallelism with pipeline parallelism is not modelled; use "
                       "--pipeline-parallel-size 1 or --data-parallel-size 1");
   }
-  if (sim.num_prefill_replicas > 0 && (data_parallel || d.pipeline_parallel_size > 1)) {
+  if (sim.num_prefill_replicas > 0 && data_parallel) {
     return flag_error("--prefill-replicas",
-                      std::string("disaggregated serving with ") +
-                          (data_parallel ? "data or expert" : "pipeline") +
-                          " parallelism is not modelled; use --prefill-replicas 0, or " +
-                          (data_parallel ? "--data-parallel-size 1 without --enable-expert-parallel"
-                                         : "--pipeline-parallel-size 1"));
+                      "disaggregated serving with data or expert parallelism is not modelled; use "
+                      "--prefill-replicas 0, or --data-parallel-size 1 without "
+                      "--enable-expert-parallel");
   }
   return std::nullopt;
 }
@@ -248,6 +246,7 @@ std::optional<Error> ResolvedScenario::not_modelled() const {
 sim::DeploymentInputs ResolvedScenario::prefill_deployment_inputs() const {
   sim::DeploymentInputs in = deployment_inputs();
   in.tensor_parallel_size = deployment.prefill_tensor_parallel_size;
+  in.pipeline_parallel_size = 1;  // --pipeline-parallel-size stages the decode instances only
   return in;
 }
 
@@ -255,8 +254,7 @@ sim::SimSetup::PrefillPool ResolvedScenario::prefill_pool(
     const sim::BuiltDeployment& prefill) const {
   const Deployment& d = deployment;
   const model::HardwareSpec& hw = *d.hardware;
-  const std::int64_t gpus = sim.num_prefill_replicas * d.prefill_tensor_parallel_size +
-                            sim.num_replicas * d.tensor_parallel_size;
+  const std::int64_t gpus = d.disaggregated_gpus(sim.num_prefill_replicas, sim.num_replicas);
   model::Link link =
       gpus <= hw.gpus_per_node ? model::intranode_link(hw) : model::internode_link(hw);
   if (d.kv_transfer_bandwidth) link.bandwidth = *d.kv_transfer_bandwidth;
@@ -267,7 +265,9 @@ sim::SimSetup::PrefillPool ResolvedScenario::prefill_pool(
                          " GPUs) cross the " + link.name + " link, which " + hw.name +
                          " does not give (" + link.field + "): give the KV link's bandwidth");
   }
-  const std::int64_t streams = std::min(d.prefill_tensor_parallel_size, d.tensor_parallel_size);
+  // Each prefill GPU sends its heads' KV, each decode GPU (a stage's TP rank) receives its
+  // layers' and heads' share: as many transfers run at once as the smaller side has GPUs.
+  const std::int64_t streams = std::min(d.prefill_tensor_parallel_size, d.gpus_per_replica());
   sim::SimSetup::PrefillPool pool;
   pool.num_replicas = sim.num_prefill_replicas;
   pool.cost_model = &prefill.cost_model();

@@ -53,6 +53,11 @@ struct Deployment {
   std::int64_t gpus_per_replica() const {
     return tensor_parallel_size * pipeline_parallel_size * data_parallel_size;
   }
+  // Disaggregated serving: `prefill` prefill instances (prefill TP each, no pipeline) and
+  // `decode` decode instances (gpus_per_replica each).
+  std::int64_t disaggregated_gpus(std::int64_t prefill, std::int64_t decode) const {
+    return prefill * prefill_tensor_parallel_size + decode * gpus_per_replica();
+  }
   bool runtime_overhead_given = false;  // V1: runtime_overhead_bytes replaces the estimate
   model::MemoryEngine engine = model::MemoryEngine::kVllmV1;
   std::optional<Bytes> kv_cache_memory_bytes;           // vLLM's override (v1)
@@ -95,7 +100,7 @@ struct ResolvedScenario {
   // The deployment builder's inputs (sim::build_deployment); they point into this object.
   sim::DeploymentInputs deployment_inputs() const;
   // Why the simulator cannot run this combination of valid settings, naming the flag: data
-  // parallelism with pipeline parallelism; disaggregated serving with pipeline, data or expert
+  // parallelism with pipeline parallelism; disaggregated serving with data or expert
   // parallelism. nullopt when it can. run::run throws it; `kvsim plan` lists the point as
   // "not modelled" and goes on.
   std::optional<Error> not_modelled() const;

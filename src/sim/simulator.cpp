@@ -139,6 +139,9 @@ class Simulator final : public RequestSink {
   // The engine of replica `group` a new request joins: with virtual engines (pipeline
   // parallelism), the one with the fewest unfinished requests (the lowest of equals), as vLLM V0.
   std::uint32_t engine_for(std::uint32_t group) const;
+  // The (decode) engine a request joins: the router picks a replica from their loads (each
+  // replica's engines summed), engine_for the engine within it.
+  std::uint32_t route_to_engine(const trace::RequestSpec& spec);
   TimelinePoint current_state() const;
 
   const SimSetup& setup_;
@@ -221,24 +224,8 @@ void Simulator::on_arrival(TimeNs now) {
   if (num_prefill_ > 0) {
     measure_loads(0, prefill_loads_);
     target = prefill_router_->route(next_, prefill_loads_);
-  } else if (engines_ > 1) {
-    if (loads_.size() > 1) {
-      for (std::size_t g = 0; g < loads_.size(); ++g) {
-        ReplicaLoad load;
-        for (std::int64_t e = 0; e < engines_; ++e) {
-          const Replica& rep =
-              *replicas_[g * static_cast<std::size_t>(engines_) + static_cast<std::size_t>(e)];
-          load.outstanding += rep.num_outstanding();
-          load.kv_usage += rep.kv_usage() / static_cast<double>(engines_);
-        }
-        loads_[g] = load;
-      }
-      target = router_->route(next_, loads_);
-    }
-    target = engine_for(target);
-  } else if (replicas_.size() > 1) {
-    measure_loads(0, loads_);
-    target = router_->route(next_, loads_);
+  } else {
+    target = route_to_engine(next_);
   }
   mark(target);
   replicas_[target]->enqueue(slot, now);
@@ -288,21 +275,39 @@ void Simulator::on_kv_transfer_done(const Event& e, TimeNs now) {
   Request& r = pool_[e.request];
   metrics_.kv_transfer.add(now - r.first_token_ns);
   r.kv_received = r.computed;
-  std::uint32_t target = first_decode();
-  if (opts_.num_replicas > 1) {
-    measure_loads(first_decode(), loads_);
-    trace::RequestSpec spec;  // the decode router sees its lengths, not its prefix
-    spec.id = r.id;
-    spec.prompt_tokens = r.prompt_tokens;
-    spec.output_tokens = r.output_tokens;
-    target += router_->route(spec, loads_);
-  }
+  trace::RequestSpec spec;  // the decode router sees its lengths, not its prefix
+  spec.id = r.id;
+  spec.prompt_tokens = r.prompt_tokens;
+  spec.output_tokens = r.output_tokens;
+  const std::uint32_t target = route_to_engine(spec);
   mark(target);
   replicas_[target]->enqueue(e.request, now);
 }
 
+std::uint32_t Simulator::route_to_engine(const trace::RequestSpec& spec) {
+  std::size_t group = 0;
+  if (loads_.size() > 1) {
+    if (engines_ > 1) {
+      for (std::size_t g = 0; g < loads_.size(); ++g) {
+        ReplicaLoad load;
+        for (std::int64_t e = 0; e < engines_; ++e) {
+          const Replica& rep = *replicas_[group_first(g) + static_cast<std::size_t>(e)];
+          load.outstanding += rep.num_outstanding();
+          load.kv_usage += rep.kv_usage() / static_cast<double>(engines_);
+        }
+        loads_[g] = load;
+      }
+    } else {
+      measure_loads(first_decode(), loads_);
+    }
+    group = router_->route(spec, loads_);
+  }
+  return engines_ > 1 ? engine_for(static_cast<std::uint32_t>(group))
+                      : static_cast<std::uint32_t>(group_first(group));
+}
+
 std::uint32_t Simulator::engine_for(std::uint32_t group) const {
-  const auto first = static_cast<std::uint32_t>(group * engines_);
+  const auto first = static_cast<std::uint32_t>(group_first(group));
   // Pipeline engines: the fewest unfinished; data-parallel ranks: vLLM's load-balancing score.
   const auto score = [this](const Replica& rep) {
     return dp_ > 1 ? 4 * rep.num_waiting() + rep.num_running() : rep.num_outstanding();
@@ -349,11 +354,8 @@ void Simulator::build_replicas() {
   num_prefill_ = setup_.prefill.num_replicas;
   KVSIM_ASSERT(num_prefill_ == 0 || dp_ == 1, "disaggregated serving without data parallelism");
   if (num_prefill_ > 0) {
-    if (setup_.pipeline) {
-      throw Error(ErrorLocation{"", 0, 0, "--prefill-replicas"},
-                  "disaggregated serving with pipeline parallelism is not modelled; use "
-                  "--pipeline-parallel-size 1");
-    }
+    // Disaggregated: the prefill replicas run one engine each, without a pipeline (the decode
+    // replicas may have one).
     for (std::int64_t i = 0; i < num_prefill_; ++i) {
       replicas_.push_back(std::make_unique<Replica>(static_cast<std::uint32_t>(i), opts_,
                                                     setup_.prefill.make_allocator(),
@@ -580,13 +582,14 @@ void Simulator::collect_replicas(SimResult& result) const {
   result.capacity_bytes = one.accounting().capacity * static_cast<Bytes>(engines_ / dp_);
   Bytes group_peak = 0;
   std::int64_t group_completed = 0;
-  ReplicaIntegrals sum;
+  ReplicaIntegrals sum;        // the decode (or only) replicas' engines
+  TimeNs prefill_elapsed = 0;  // disaggregated: the prefill replicas', one engine each
   memory::TimeWeightedAccounting::Int128 ts = 0, rs = 0, in = 0, ex = 0, fr = 0;
   for (const auto& rep : replicas_) {
     const ReplicaIntegrals& g = rep->integrals();
     sum.running += g.running;
     sum.waiting += g.waiting;
-    sum.elapsed += g.elapsed;
+    (rep->index() < first_decode() ? prefill_elapsed : sum.elapsed) += g.elapsed;
     const memory::TimeWeightedAccounting& mt = rep->memory_over_time();
     ts += mt.token_states_integral();
     rs += mt.reservation_integral();
@@ -599,7 +602,8 @@ void Simulator::collect_replicas(SimResult& result) const {
     group_peak =
         dp_ > 1 ? std::max(group_peak, mt.peak_used_bytes()) : group_peak + mt.peak_used_bytes();
     group_completed += rep->num_completed();
-    if ((rep->index() + 1) % engines_ == 0) {
+    const bool prefill = rep->index() < first_decode();  // a group of one engine
+    if (prefill || (rep->index() - first_decode() + 1) % engines_ == 0) {
       result.peak_used_bytes = std::max(result.peak_used_bytes, group_peak);
       result.completed_per_replica.push_back(group_completed);
       group_peak = 0;
@@ -624,11 +628,12 @@ void Simulator::collect_replicas(SimResult& result) const {
     // No time passed: the cache was free throughout.
     result.fraction.free = 1.0;
   }
-  if (sum.elapsed > 0) {
+  if (sum.elapsed + prefill_elapsed > 0) {
     // Per replica (every pipeline engine's elapsed time is the replica's), per data-parallel
     // rank: a rank's batch is its own, as max_running's.
     const std::int64_t engines_sharing_gpus = engines_ / dp_;  // pipeline engines, else 1
     const double elapsed =
+        static_cast<double>(prefill_elapsed) +
         static_cast<double>(sum.elapsed) / static_cast<double>(engines_sharing_gpus);
     result.mean_running = static_cast<double>(sum.running) / elapsed;
     result.mean_waiting = static_cast<double>(sum.waiting) / elapsed;

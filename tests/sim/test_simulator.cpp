@@ -1,4 +1,8 @@
 // Hand-checked scenarios: tiny allocators, a fixed-cost model, exact times.
+#include <memory>
+#include <optional>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 #include "common/error.h"
@@ -374,6 +378,46 @@ TEST_CASE(
   CHECK(run.result.metrics.kv_transfer.max() == 65 * kMs);
 }
 
+TEST_CASE(
+    "Disaggregated with pipelined decode replicas: requests join the virtual engine with the "
+    "fewest unfinished",
+    "[sim][disagg][pp]") {
+  // One prefill replica (engine 0), one decode replica of two stages (engines 1 and 2). R0 and R1
+  // prefill together in [0, 1 ms] and are sent one after the other (0.5 + 10 ms each: they
+  // arrive at 11.5 and 22 ms). R0 joins engine 1 and is still decoding (40 tokens at >= 2 ms a
+  // step) when R1 arrives, so R1 joins the idle engine 2. R2 (sent after them, at 32.5 ms) finds
+  // both busy with one each and takes the lower, engine 1.
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  std::vector<std::unique_ptr<cost::CostModel>> stages;
+  for (int i = 0; i < 2; ++i) stages.push_back(std::make_unique<FixedCostModel>(cost));
+  const cost::PipelineCostModel pipeline(
+      std::move(stages), std::vector<cost::StageTransfer>{{64, model::Link{1e9, 0, true}}});
+  SimRun run;
+  sim::SimSetup setup;
+  setup.options = small_options(SchedulerKind::kVllm);
+  setup.cost_model = &pipeline;
+  setup.pipeline = &pipeline;
+  setup.make_allocator = fake_allocators(run);
+  setup.prefill.num_replicas = 1;
+  setup.prefill.cost_model = &cost;
+  setup.prefill.make_allocator = fake_allocators(run);
+  setup.prefill.bytes_per_token = 1000;
+  setup.prefill.bandwidth = 1e6;
+  setup.prefill.latency_s = 0.5e-3;
+  simulate_into(run, std::move(setup),
+                {spec(0, 0, 10, 40), spec(1, 0, 10, 40), spec(2, 0, 10, 40)});
+  REQUIRE(run.result.metrics.completed == 3);
+  CHECK(run.ended.at(0).first_token_ns == kMs);
+  CHECK(run.ended.at(1).first_token_ns == kMs);
+  CHECK(run.ended.at(0).replica == 1);
+  CHECK(run.ended.at(1).replica == 2);
+  CHECK(run.ended.at(2).replica == 1);
+  CHECK(run.result.metrics.kv_transfer.max() == 31'500'000);  // R2: sent 22 -> 32.5 ms
+  // Completions per replica: the prefill replica's, then the decode replica's two engines'.
+  CHECK(run.result.completed_per_replica == std::vector<std::int64_t>{0, 3});
+}
+
 TEST_CASE("Disaggregated runs over random workloads lose no request and free every block",
           "[sim][disagg]") {
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
@@ -392,6 +436,16 @@ TEST_CASE("Disaggregated runs over random workloads lose no request and free eve
     cost.per_prefill_token_ns = rng.uniform_int(0, 20) * kUs;
     cost.per_decode_ns = rng.uniform_int(0, 100) * kUs;
     setup.cost_model = &cost;
+    // Every third seed: decode replicas of two pipeline stages (virtual engines).
+    std::optional<cost::PipelineCostModel> pipeline;
+    if (seed % 3 == 1) {
+      std::vector<std::unique_ptr<cost::CostModel>> stages;
+      for (int i = 0; i < 2; ++i) stages.push_back(std::make_unique<FixedCostModel>(cost));
+      pipeline.emplace(std::move(stages),
+                       std::vector<cost::StageTransfer>{{64, model::Link{1e9, 1e-6, true}}});
+      setup.cost_model = &*pipeline;
+      setup.pipeline = &*pipeline;
+    }
     std::vector<std::shared_ptr<AllocStats>> stats;
     const std::int64_t blocks = (480 + 16) / 16 + rng.uniform_int(0, 40);
     auto make = [&stats, blocks]() -> std::unique_ptr<memory::Allocator> {
