@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <utility>
 
 #include <Eigen/Dense>
 
@@ -101,26 +102,6 @@ model::EfficiencyCurve fit_curve(const std::vector<double>& xs, const std::vecto
   return curve;
 }
 
-// Pool-adjacent-violators over the knots (in log efficiency): the least-squares non-decreasing
-// curve through them.
-void make_non_decreasing(model::EfficiencyCurve& curve) {
-  std::vector<double> level, width;
-  for (double y : curve.knots_y) {
-    level.push_back(std::log(y));
-    width.push_back(1);
-    while (level.size() > 1 && level[level.size() - 2] > level.back()) {
-      const double w = width[width.size() - 2] + width.back();
-      const double v =
-          (level[level.size() - 2] * width[width.size() - 2] + level.back() * width.back()) / w;
-      level.pop_back(), width.pop_back();
-      level.back() = v, width.back() = w;
-    }
-  }
-  std::size_t k = 0;
-  for (std::size_t b = 0; b < level.size(); ++b)
-    for (int i = 0; i < static_cast<int>(width[b]); ++i) curve.knots_y[k++] = std::exp(level[b]);
-}
-
 double predict(const model::OpClassProfile& p, const FitRow& r) {
   return roofline_time(p, r.peak, r.bandwidth, r.extra, Work{r.flops, r.bytes}).time_s;
 }
@@ -156,7 +137,7 @@ ClassFitState fit_with_latency(std::vector<FitRow>& rows, bool compute_roof, dou
     }
     if (!cx.empty()) p.compute = fit_curve(cx, cy, max_knots);
     if (!mx.empty()) p.memory = fit_curve(mx, my, max_knots);
-    if (monotone_memory) make_non_decreasing(p.memory);
+    if (monotone_memory) p.memory = non_decreasing(std::move(p.memory));
     bool changed = false;
     for (auto& r : rows) {
       const KernelTime kt = roofline_time(p, r.peak, r.bandwidth, r.extra, {r.flops, r.bytes});
@@ -286,6 +267,30 @@ void add_tables(const std::vector<Measurement>& rows, const FitOptions& options,
 }
 
 }  // namespace
+
+model::EfficiencyCurve non_decreasing(model::EfficiencyCurve curve) {
+  std::vector<double> level, width;  // pooled blocks: mean log efficiency, knots in the block
+  for (double y : curve.knots_y) {
+    level.push_back(std::log(y));
+    width.push_back(1);
+    while (level.size() > 1 && level[level.size() - 2] > level.back()) {
+      const double w = width[width.size() - 2] + width.back();
+      const double v =
+          (level[level.size() - 2] * width[width.size() - 2] + level.back() * width.back()) / w;
+      level.pop_back(), width.pop_back();
+      level.back() = v, width.back() = w;
+    }
+  }
+  std::size_t k = 0;
+  for (std::size_t b = 0; b < level.size(); ++b) {
+    if (width[b] == 1) {  // not pooled: kept exactly
+      ++k;
+      continue;
+    }
+    for (int i = 0; i < static_cast<int>(width[b]); ++i) curve.knots_y[k++] = std::exp(level[b]);
+  }
+  return curve;
+}
 
 FitResult fit_profile(const std::vector<Measurement>& rows, const model::HardwareSpec& hardware,
                       const FitOptions& options) {

@@ -48,6 +48,11 @@ struct FitResult {
   std::int64_t num_table_points = 0;
 };
 
+// The least-squares non-decreasing curve through `curve`'s knots, in log efficiency
+// (pool-adjacent-violators: a falling run of knots takes its geometric mean). fit_profile applies
+// it to the prefill-attention memory curve.
+model::EfficiencyCurve non_decreasing(model::EfficiencyCurve curve);
+
 // Fits `hardware`'s datasheet roofs to `rows`. Provenance is copied from `hardware.cost` (the
 // caller sets it). Throws kvsim::Error when `rows` is empty or a row's roof is missing on
 // `hardware` (e.g. a 2-GPU all-reduce with no interconnect bandwidth).

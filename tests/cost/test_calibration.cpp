@@ -182,6 +182,37 @@ TEST_CASE("split_holdout: a fraction of the rows by file name, line and seed", "
   CHECK((together.fit.empty() || together.held_out.empty()));
 }
 
+TEST_CASE("non_decreasing pools each falling run of knots to its geometric mean", "[cost]") {
+  model::EfficiencyCurve c;
+  c.knots_x = {6, 7, 8, 9};
+  c.knots_y = {0.1, 0.4, 0.2, 0.8};
+  auto m = cost::non_decreasing(c);
+  CHECK(m.knots_x == c.knots_x);
+  // 0.4 then 0.2 fall: both become sqrt(0.4 x 0.2).
+  CHECK(m.knots_y[0] == Approx(0.1));
+  CHECK(m.knots_y[1] == Approx(std::sqrt(0.08)));
+  CHECK(m.knots_y[2] == Approx(std::sqrt(0.08)));
+  CHECK(m.knots_y[3] == Approx(0.8));
+  // A curve that falls throughout (the shipped A100 fit's first three knots) becomes flat; a
+  // pooled block that then falls below its left neighbour merges with it too.
+  c.knots_y = {0.45, 0.115, 0.07, 0.9};
+  m = cost::non_decreasing(c);
+  const double flat = std::cbrt(0.45 * 0.115 * 0.07);
+  CHECK(m.knots_y[0] == Approx(flat));
+  CHECK(m.knots_y[2] == Approx(flat));
+  CHECK(m.knots_y[3] == Approx(0.9));
+  c.knots_y = {0.3, 0.5, 0.1};  // 0.5, 0.1 pool to 0.2236 < 0.3: all three pool
+  m = cost::non_decreasing(c);
+  CHECK(m.knots_y[0] == Approx(std::cbrt(0.3 * 0.5 * 0.1)));
+  CHECK(m.knots_y[2] == Approx(std::cbrt(0.3 * 0.5 * 0.1)));
+  // Already non-decreasing (bit for bit), or a constant curve without knots: unchanged.
+  c.knots_y = {0.1, 0.1, 0.5};
+  CHECK(cost::non_decreasing(c).knots_y == c.knots_y);
+  model::EfficiencyCurve constant;
+  constant.value = 0.7;
+  CHECK(cost::non_decreasing(constant).value == 0.7);
+}
+
 TEST_CASE(
     "A fitted prefill-attention memory curve never falls with size, so an MHA model is not "
     "priced off its far end",
