@@ -285,25 +285,20 @@ void Simulator::on_kv_transfer_done(const Event& e, TimeNs now) {
 }
 
 std::uint32_t Simulator::route_to_engine(const trace::RequestSpec& spec) {
-  std::size_t group = 0;
+  std::uint32_t group = 0;
   if (loads_.size() > 1) {
-    if (engines_ > 1) {
-      for (std::size_t g = 0; g < loads_.size(); ++g) {
-        ReplicaLoad load;
-        for (std::int64_t e = 0; e < engines_; ++e) {
-          const Replica& rep = *replicas_[group_first(g) + static_cast<std::size_t>(e)];
-          load.outstanding += rep.num_outstanding();
-          load.kv_usage += rep.kv_usage() / static_cast<double>(engines_);
-        }
-        loads_[g] = load;
+    for (std::size_t g = 0; g < loads_.size(); ++g) {
+      ReplicaLoad load;
+      for (std::int64_t e = 0; e < engines_; ++e) {
+        const Replica& rep = *replicas_[group_first(g) + static_cast<std::size_t>(e)];
+        load.outstanding += rep.num_outstanding();
+        load.kv_usage += rep.kv_usage() / static_cast<double>(engines_);
       }
-    } else {
-      measure_loads(first_decode(), loads_);
+      loads_[g] = load;
     }
     group = router_->route(spec, loads_);
   }
-  return engines_ > 1 ? engine_for(static_cast<std::uint32_t>(group))
-                      : static_cast<std::uint32_t>(group_first(group));
+  return engine_for(group);
 }
 
 std::uint32_t Simulator::engine_for(std::uint32_t group) const {
@@ -589,7 +584,8 @@ void Simulator::collect_replicas(SimResult& result) const {
     const ReplicaIntegrals& g = rep->integrals();
     sum.running += g.running;
     sum.waiting += g.waiting;
-    (rep->index() < first_decode() ? prefill_elapsed : sum.elapsed) += g.elapsed;
+    const bool prefill = rep->index() < first_decode();  // disaggregated: a group of one engine
+    (prefill ? prefill_elapsed : sum.elapsed) += g.elapsed;
     const memory::TimeWeightedAccounting& mt = rep->memory_over_time();
     ts += mt.token_states_integral();
     rs += mt.reservation_integral();
@@ -602,7 +598,6 @@ void Simulator::collect_replicas(SimResult& result) const {
     group_peak =
         dp_ > 1 ? std::max(group_peak, mt.peak_used_bytes()) : group_peak + mt.peak_used_bytes();
     group_completed += rep->num_completed();
-    const bool prefill = rep->index() < first_decode();  // a group of one engine
     if (prefill || (rep->index() - first_decode() + 1) % engines_ == 0) {
       result.peak_used_bytes = std::max(result.peak_used_bytes, group_peak);
       result.completed_per_replica.push_back(group_completed);
