@@ -1,7 +1,10 @@
 #include "cost/roofline_model.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 #include "common/assert.h"
 #include "cost/ops.h"
@@ -122,20 +125,85 @@ void routed_experts(const Plan& P, OpAcc* acc, const MoeTemplate& t, const Aggre
   P.add(acc, kMoe, OpClass::kGemm, down, n, -1.0, peak);
 }
 
+// Which ops a pass over the layers accumulates: the attention kernels, the rest (the
+// token-shaped ops: GEMMs, MoE, elementwise), or both in execution order.
+enum class Pass : std::uint8_t { kAll, kTokens, kAttention };
+
 void layer_group(const Plan& P, OpAcc* acc, const LayerGroup& grp, const Aggregates& g,
-                 const StepBatch& batch) {
+                 const StepBatch& batch, Pass pass) {
   const double n = grp.count;
-  for (const GemmTemplate& t : grp.gemms) P.gemm(acc, t, g, n);
-  if (grp.attention) {
+  const bool tokens = pass != Pass::kAttention;
+  if (tokens) {
+    for (const GemmTemplate& t : grp.gemms) P.gemm(acc, t, g, n);
+  }
+  if (grp.attention && pass != Pass::kTokens) {
     if (g.prefill_tokens > 0) prefill_attention(P, acc, grp, g, batch, n);
     if (g.decodes > 0) decode_attention(P, acc, grp, g, n);
   }
+  if (!tokens) return;
   if (grp.moe) routed_experts(P, acc, grp.moe_t, g, n);
   for (const ElementwiseTemplate& e : grp.elementwise) {
     P.add(acc, e.op, OpClass::kElementwise,
           {0.0, e.bytes_per_token * g.tokens + e.bytes_per_seq * g.sequences}, n, -1.0);
   }
 }
+
+// Everything but the layers' attention kernels (layer_group's other ops, the embedding and
+// final norm, the MoE exchange, the all-reduces, the LM head).
+void token_ops(const Plan& P, OpAcc* acc, const Aggregates& g, const StepBatch& batch, Pass pass) {
+  for (const ElementwiseTemplate& e : P.head_elementwise) {
+    P.add(acc, e.op, OpClass::kElementwise,
+          {0.0, e.bytes_per_token * g.tokens + e.bytes_per_seq * g.sequences}, 1.0, -1.0);
+  }
+  for (const LayerGroup& grp : P.groups) layer_group(P, acc, grp, g, batch, pass);
+  if (P.dispatch_bytes_per_token > 0 && g.moe_tokens > g.tokens) {
+    // All-gather of the other ranks' rows, reduce-scatter of their results: each GPU receives
+    // and sends (moe_tokens − tokens) rows per MoE layer.
+    const double bytes = 2.0 * (g.moe_tokens - g.tokens) * P.dispatch_bytes_per_token;
+    OpAcc& a = acc[kMoeDispatch];
+    a.time_s +=
+        P.moe_layers * (2.0 * P.dispatch_link.latency_s + bytes / P.dispatch_link.bandwidth);
+    a.bytes += P.moe_layers * bytes;
+  }
+  if (P.tp > 1 && P.allreduces > 0) {
+    const double message = P.allreduce_bytes_per_token * g.tokens;
+    const double p = static_cast<double>(P.tp);
+    const Work w{0.0, 2.0 * (p - 1.0) / p * message};
+    const double t = P.allreduce_table ? P.allreduce_table->lookup(message, 0.0) : -1.0;
+    P.add(acc, kAllreduce, OpClass::kAllreduce, w, P.allreduces, t);
+  }
+  if (g.sampling > 0 && P.has_head) {
+    P.add(acc, kLmHead, OpClass::kElementwise, {0.0, P.final_norm_bytes_per_sample * g.sampling},
+          1.0, -1.0);
+    for (const GemmTemplate& t : P.head_gemms) P.gemm(acc, t, g, 1.0);
+  }
+}
+
+double cpu_overhead(const Plan& P, const Aggregates& g) {
+  return P.overhead_s + P.seq_overhead_s * g.sequences +
+         P.prefill_token_overhead_s * g.prefill_tokens;
+}
+
+// Per-thread, direct-mapped memo of the token-shaped ops' times (Plan::memo_tokens): entries
+// are a pure function of (plan, counts), so a hit is the value a recomputation would give.
+class StepMemo {
+ public:
+  struct Entry {
+    std::uint64_t plan = 0;  // 0: empty
+    std::array<double, 4> key{};
+    std::array<double, kNumOps> time_s{};
+  };
+
+  static Entry& slot(std::uint64_t plan, const std::array<double, 4>& key) {
+    thread_local std::vector<Entry> entries(kSize);
+    std::uint64_t h = plan * 0x9E3779B97F4A7C15ULL;
+    for (const double k : key) h = (h ^ static_cast<std::uint64_t>(k)) * 0x100000001B3ULL;
+    return entries[(h ^ (h >> 29)) & (kSize - 1)];
+  }
+
+ private:
+  static constexpr std::size_t kSize = 1024;
+};
 
 }  // namespace
 
@@ -148,42 +216,41 @@ RooflineCostModel::~RooflineCostModel() = default;
 double RooflineCostModel::Plan::run(const StepBatch& batch, OpAcc* acc, double* overhead) const {
   const Aggregates g = aggregate(batch, window);
   if (g.tokens <= 0) return 0.0;
-  for (const ElementwiseTemplate& e : head_elementwise) {
-    add(acc, e.op, OpClass::kElementwise,
-        {0.0, e.bytes_per_token * g.tokens + e.bytes_per_seq * g.sequences}, 1.0, -1.0);
-  }
-  for (const LayerGroup& grp : groups) layer_group(*this, acc, grp, g, batch);
-  if (dispatch_bytes_per_token > 0 && g.moe_tokens > g.tokens) {
-    // All-gather of the other ranks' rows, reduce-scatter of their results: each GPU receives
-    // and sends (moe_tokens − tokens) rows per MoE layer.
-    const double bytes = 2.0 * (g.moe_tokens - g.tokens) * dispatch_bytes_per_token;
-    OpAcc& a = acc[kMoeDispatch];
-    a.time_s += moe_layers * (2.0 * dispatch_link.latency_s + bytes / dispatch_link.bandwidth);
-    a.bytes += moe_layers * bytes;
-  }
-  if (tp > 1 && allreduces > 0) {
-    const double message = allreduce_bytes_per_token * g.tokens;
-    const double p = static_cast<double>(tp);
-    const Work w{0.0, 2.0 * (p - 1.0) / p * message};
-    const double t = allreduce_table ? allreduce_table->lookup(message, 0.0) : -1.0;
-    add(acc, kAllreduce, OpClass::kAllreduce, w, allreduces, t);
-  }
-  if (g.sampling > 0 && has_head) {
-    add(acc, kLmHead, OpClass::kElementwise, {0.0, final_norm_bytes_per_sample * g.sampling}, 1.0,
-        -1.0);
-    for (const GemmTemplate& t : head_gemms) gemm(acc, t, g, 1.0);
-  }
+  token_ops(*this, acc, g, batch, Pass::kAll);
   double total = 0;
   for (int i = 0; i < kNumOps; ++i) total += acc[i].time_s;
-  const double cpu =
-      overhead_s + seq_overhead_s * g.sequences + prefill_token_overhead_s * g.prefill_tokens;
+  const double cpu = cpu_overhead(*this, g);
   if (overhead != nullptr) *overhead = cpu;
   return total + cpu;
 }
 
-TimeNs RooflineCostModel::step_time(const StepBatch& batch) const {
+double RooflineCostModel::Plan::seconds(const StepBatch& batch) const {
   OpAcc acc[kNumOps];
-  return seconds_to_ns(plan_->run(batch, acc));
+  if (!memo_tokens) return run(batch, acc);
+  const Aggregates g = aggregate(batch, window);
+  if (g.tokens <= 0) return 0.0;
+  const std::array<double, 4> key = {g.tokens, g.sampling, memo_keys_sequences ? g.sequences : 0,
+                                     memo_keys_moe_tokens ? g.moe_tokens : 0};
+  StepMemo::Entry& e = StepMemo::slot(id, key);
+  if (e.plan != id || e.key != key) {
+    token_ops(*this, acc, g, batch, Pass::kTokens);
+    e.plan = id;
+    e.key = key;
+    for (int i = 0; i < kNumOps; ++i) e.time_s[static_cast<std::size_t>(i)] = acc[i].time_s;
+  }
+  // The attention kernels alone write their accumulators (memo_tokens): run()'s per-op sums.
+  OpAcc att[kNumOps];
+  for (const LayerGroup& grp : groups) layer_group(*this, att, grp, g, batch, Pass::kAttention);
+  double total = 0;
+  for (int i = 0; i < kNumOps; ++i) {
+    total += i == kAttnPrefill || i == kAttnDecode ? att[i].time_s
+                                                   : e.time_s[static_cast<std::size_t>(i)];
+  }
+  return total + cpu_overhead(*this, g);
+}
+
+TimeNs RooflineCostModel::step_time(const StepBatch& batch) const {
+  return seconds_to_ns(plan_->seconds(batch));
 }
 
 StepCost RooflineCostModel::breakdown(const StepBatch& batch) const {

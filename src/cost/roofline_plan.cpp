@@ -4,6 +4,7 @@
 #include "cost/roofline_plan.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <set>
@@ -459,6 +460,28 @@ void TemplateBuilder::finish() {
   std::sort(P_.families.attention.begin(), P_.families.attention.end());
 }
 
+// Whether the step's token-shaped ops can be memoized, and under which counts (Plan::id).
+void set_memo(Plan& P) {
+  static std::atomic<std::uint64_t> next_id{1};
+  P.id = next_id.fetch_add(1, std::memory_order_relaxed);
+  const auto per_seq = [](const std::vector<ElementwiseTemplate>& es) {
+    return std::any_of(es.begin(), es.end(),
+                       [](const ElementwiseTemplate& e) { return e.bytes_per_seq != 0; });
+  };
+  bool attention_gemms = false;
+  bool seqs = per_seq(P.head_elementwise);
+  for (const LayerGroup& g : P.groups) {
+    for (const GemmTemplate& t : g.gemms) {
+      attention_gemms = attention_gemms || t.op == kAttnPrefill || t.op == kAttnDecode ||
+                        t.rows == Rows::kDecodes || t.rows == Rows::kPrefillKeys;
+    }
+    seqs = seqs || per_seq(g.elementwise);
+  }
+  P.memo_tokens = !attention_gemms;
+  P.memo_keys_sequences = seqs;
+  P.memo_keys_moe_tokens = P.moe_layers > 0;
+}
+
 }  // namespace
 
 std::unique_ptr<Plan> build_plan(const model::ModelSpec& m, const model::HardwareSpec& hw,
@@ -485,6 +508,7 @@ std::unique_ptr<Plan> build_plan(const model::ModelSpec& m, const model::Hardwar
   }
   builder.add_head();
   builder.finish();
+  set_memo(P);
   if (options.data_parallel_size > 1 && P.moe_layers > 0) {
     KVSIM_ASSERT(m.moe.shard_ranks == p * options.data_parallel_size,
                  "a data-parallel MoE plan is built from the GPU's model (model::shard_experts)");

@@ -146,9 +146,22 @@ struct RooflineCostModel::Plan {
   TableIndex tables;
   std::size_t tables_used = 0;
 
+  // Memo of the step's token-shaped ops (roofline_model.cpp, StepMemo). Every op but the two
+  // attention kernels depends only on the step's tokens, sampled rows, sequences (where some
+  // elementwise op is per sequence) and MoE tokens, so its time is kept per thread under those
+  // counts. Possible only when no template writes an attention op (MLA's absorbed GEMMs do): the
+  // attention accumulators are then the attention kernels' alone, and each op's sum keeps its
+  // order. `id` tells one plan's entries from another's (never reused).
+  bool memo_tokens = false;
+  bool memo_keys_sequences = false;
+  bool memo_keys_moe_tokens = false;
+  std::uint64_t id = 0;
+
   // Accumulates the whole step into acc[]; returns the total seconds (overhead included). The
   // step's CPU overhead (per step + per sequence + per prompt token) goes to `overhead`.
   double run(const StepBatch& batch, OpAcc* acc, double* overhead = nullptr) const;
+  // The same total as run(), bit for bit, with the token-shaped ops' times memoized (memo_tokens).
+  double seconds(const StepBatch& batch) const;
 
   // `peak_flops` > 0 replaces the class's peak and efficiencies (quantized GEMMs).
   void add(OpAcc* acc, OpId op, OpClass cls_id, const Work& work, double multiplicity,

@@ -377,3 +377,58 @@ TEST_CASE(
   b.moe_group_tokens = 0;
   CHECK_FALSE(by_name(ep.breakdown(b)).contains("moe_dispatch"));
 }
+
+TEST_CASE("Memoized step times equal the whole computation, bit for bit, model by model",
+          "[cost]") {
+  // step_time() keeps the token-shaped ops' times per thread under the step's counts;
+  // breakdown() computes every op. Steps with equal counts but different attention work, several
+  // models interleaved on one thread (same counts, different hardware), a per-sequence op (a
+  // Mamba state), a data-parallel MoE and MLA (not memoized) must all agree exactly.
+  cost::CostOptions tp4, dp2;
+  tp4.tensor_parallel_size = 4;
+  dp2.data_parallel_size = 2;
+  auto hybrid = test::llama3_70b();
+  hybrid.num_layers = 3;
+  hybrid.layer_kinds = {model::LayerKind::kNoKvCache, model::LayerKind::kFullAttention,
+                        model::LayerKind::kNoKvCache};
+  hybrid.block_kinds = {model::BlockKind::kMamba, model::BlockKind::kAttentionOnly,
+                        model::BlockKind::kMlpOnly};
+  hybrid.ssm = {128, 64, 128, 8, 4, true};
+  const cost::RooflineCostModel models[] = {
+      cost::RooflineCostModel(test::llama3_70b(), test::h100_sxm(), tp4),
+      cost::RooflineCostModel(test::llama3_70b(), test::a100_sxm(), tp4),
+      cost::RooflineCostModel(test::mistral_7b_window(), test::h100_sxm(), {}),
+      cost::RooflineCostModel(hybrid, test::h100_sxm(), {}),
+      cost::RooflineCostModel(model::shard_experts(test::deepseek_v2_lite(), 1, 2, true),
+                              test::h100_sxm(), dp2),
+      cost::RooflineCostModel(test::deepseek_v2_lite(), test::h100_sxm(), {})};
+  Rng rng(11);
+  for (int i = 0; i < 3000; ++i) {
+    const std::size_t which = static_cast<std::size_t>(rng.uniform_int(0, 5));
+    const auto& model = models[which];
+    // Few distinct counts (so the memo hits), contexts free (so attention differs per hit).
+    std::vector<std::int64_t> ctx(static_cast<std::size_t>(rng.uniform_int(0, 6)));
+    for (auto& c : ctx) c = rng.uniform_int(0, 50'000);
+    const PrefillChunk chunks[2] = {{rng.uniform_int(1, 3), rng.uniform_int(0, 9000)},
+                                    {rng.uniform_int(1, 3), rng.uniform_int(0, 9000)}};
+    StepBatch b;
+    b.decode_context_tokens = ctx;
+    b.prefills = {chunks, static_cast<std::size_t>(rng.uniform_int(0, 2))};
+    b.num_sampling = static_cast<std::int64_t>(ctx.size() + b.prefills.size());
+    if (which == 4) b.moe_group_tokens = rng.uniform_int(0, 12);
+    const TimeNs t = model.step_time(b);
+    CHECK(t == seconds_to_ns(model.breakdown(b).time_s));
+    CHECK(t == model.step_time(b));
+  }
+  // Same counts on two GPUs, one after the other, and then other contexts: each its own price.
+  const std::vector<std::int64_t> short_ctx(4, 10), long_ctx(4, 40'000);
+  StepBatch a, b;
+  a.decode_context_tokens = short_ctx;
+  b.decode_context_tokens = long_ctx;
+  a.num_sampling = b.num_sampling = 4;
+  const TimeNs h100 = models[0].step_time(a), a100 = models[1].step_time(a);
+  CHECK(h100 < a100);
+  CHECK(models[0].step_time(a) == h100);
+  CHECK(models[0].step_time(b) > h100);
+  CHECK(models[0].step_time(b) == seconds_to_ns(models[0].breakdown(b).time_s));
+}
