@@ -436,7 +436,12 @@ std::optional<std::int64_t> PagedAllocator::in_place_room(SeqId id) const {
   const Table& t = s.tables[0];
   if (s.swapped || t.blocks.empty() || pool_.ref(t.blocks.back()) != 1) return std::nullopt;
   const std::int64_t end = t.first + static_cast<std::int64_t>(t.blocks.size());
-  const std::int64_t last = std::min(end * groups_[0].block_size - 1, s.final_tokens);
+  // A tail block that fills up is registered in the prefix cache when it holds prompt tokens
+  // (settle): its last slot is then left to grow(). Any other tail can fill in place.
+  const GroupGeometry& geo = groups_[0];
+  const bool registers = prefix_caching_ && geo.hash_stride != 0 &&
+                         end - 1 < static_cast<std::int64_t>(s.hashes.size()) / geo.hash_stride;
+  const std::int64_t last = std::min(end * geo.block_size - (registers ? 1 : 0), s.final_tokens);
   return std::max<std::int64_t>(0, last - s.num_tokens);
 }
 

@@ -67,9 +67,9 @@ class PagedAllocator final : public Allocator {
   std::optional<Bytes> swap_in(SeqId id) override;
   std::int64_t cached_prefix_tokens(const SeqInfo& seq, std::int64_t num_tokens) const override;
   AllocatorStats stats() const override;
-  // Up to the slot before the tail block's last (filling a block may cache it, so the filling
-  // token is always grown here), within the final length; one full-attention group, an
-  // unshared tail, no fork yet.
+  // Up to the tail block's last slot, or the slot before it when the block is a full prompt
+  // block the prefix cache registers once full (the filling token is then grown here), within
+  // the final length; one full-attention group, an unshared tail, no fork yet.
   std::optional<std::int64_t> in_place_room(SeqId id) const override;
   Bytes in_place_token_bytes() const override { return groups_[0].bytes_per_slot; }
   bool fits_alone(const SeqInfo& seq) const override;

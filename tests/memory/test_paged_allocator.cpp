@@ -184,14 +184,14 @@ TEST_CASE("without CPU swap space every swap-out is refused", "[memory][paged][s
 namespace kvsim::memory {
 namespace {
 
-TEST_CASE("in-place room: the tail block's slots short of its last, within the final length",
+TEST_CASE("in-place room: the tail block's free slots, within the final length",
           "[memory][paged]") {
   PagedAllocator a = paged(10);
-  REQUIRE(a.admit(req(1, 20, 40), 20));  // blocks [0, 32): room up to slot 31
-  CHECK(a.in_place_room(1) == 11);
+  REQUIRE(a.admit(req(1, 20, 40), 20));  // blocks [0, 32): room up to slot 32
+  CHECK(a.in_place_room(1) == 12);
   CHECK(a.in_place_token_bytes() == 1);
-  REQUIRE(a.grow(1, 11));  // 31 tokens: the next one fills the block, which is grown for real
-  CHECK(a.in_place_room(1) == 0);
+  REQUIRE(a.grow(1, 11));  // 31 tokens
+  CHECK(a.in_place_room(1) == 1);
   REQUIRE(a.grow(1, 1));  // 32: the tail is full
   CHECK(a.in_place_room(1) == 0);
   REQUIRE(a.grow(1, 1));  // 33: a third block, whose slots end past the final length (40)
@@ -199,6 +199,27 @@ TEST_CASE("in-place room: the tail block's slots short of its last, within the f
   // A sequence ending inside its tail block: room up to its final length only.
   REQUIRE(a.admit(req(2, 3, 5), 3));
   CHECK(a.in_place_room(2) == 2);
+}
+
+TEST_CASE(
+    "in-place room: a prompt block the prefix cache registers when full keeps its last "
+    "slot for grow()",
+    "[memory][paged]") {
+  AllocatorOptions o = paged_options(10);
+  o.enable_prefix_caching = true;
+  PagedAllocator a(o);
+  // Prompt 40 with content: blocks 0 and 1 are full prompt blocks (registered when full).
+  // Admitted with 20 tokens, its tail is block 1, whose last slot (32) fills it: room to 31.
+  const std::vector<std::uint64_t> ids = {1, 2, 3};
+  REQUIRE(a.admit(SeqInfo{1, 40, 60, ids}, 20));
+  CHECK(a.in_place_room(1) == 11);
+  REQUIRE(a.grow(1, 12));  // 32: block 1 full and registered
+  CHECK(a.in_place_room(1) == 0);
+  REQUIRE(a.grow(1, 1));  // 33: block 2 holds prompt tokens 32..39 only: never registered
+  CHECK(a.in_place_room(1) == 15);
+  // Another prompt with the same first two blocks finds both cached.
+  REQUIRE(a.admit(SeqInfo{2, 40, 60, ids}, 40));
+  CHECK(a.stats().prefix_cache.hit_blocks == 2);
 }
 
 TEST_CASE("in-place room: one grow of the deferred tokens leaves what one grow per token leaves",
@@ -242,7 +263,7 @@ TEST_CASE("in-place room is not offered for a shared tail, after a fork, or whil
   REQUIRE(a.swap_out(1));
   CHECK_FALSE(a.in_place_room(1).has_value());
   REQUIRE(a.swap_in(1));
-  CHECK(a.in_place_room(1) == 11);
+  CHECK(a.in_place_room(1) == 12);
   REQUIRE(a.fork(1, req(2, 20, 40)));
   CHECK_FALSE(a.in_place_room(1).has_value());
   CHECK_FALSE(a.in_place_room(2).has_value());
