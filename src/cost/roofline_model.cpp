@@ -32,12 +32,21 @@ Aggregates aggregate(const StepBatch& batch, std::int64_t window) {
       g.pre_keys[1] += static_cast<double>(keys_read(ch.num_tokens, ch.num_cached_tokens, window));
     }
   }
-  for (const std::int64_t ctx : batch.decode_context_tokens) {
-    g.decodes += 1;
-    g.decode_context_sum += static_cast<double>(ctx);
-    g.dec_keys[0] += static_cast<double>(ctx + 1);
-    if (window > 0) g.dec_keys[1] += static_cast<double>(std::min(ctx + 1, window));
+  // Summed in integers: every partial sum is an integer below 2^53, so adding the contexts one
+  // by one in doubles gives the same values.
+  std::int64_t context_sum = 0, windowed_keys = 0;
+  for (const std::int64_t ctx : batch.decode_context_tokens) context_sum += ctx;
+  if (window > 0) {
+    for (const std::int64_t ctx : batch.decode_context_tokens) {
+      windowed_keys += std::min(ctx + 1, window);
+    }
   }
+  const auto listed = static_cast<std::int64_t>(batch.decode_context_tokens.size());
+  KVSIM_ASSERT(context_sum + listed < (std::int64_t{1} << 53), "decode sums stay exact in double");
+  g.decodes = static_cast<double>(listed);
+  g.decode_context_sum = static_cast<double>(context_sum);
+  g.dec_keys[0] = static_cast<double>(context_sum + listed);
+  g.dec_keys[1] = static_cast<double>(windowed_keys);
   // Bit-identical to listing the same sequences: every sum above adds integer-valued doubles
   // below 2^53, so each partial sum, and the total, is exact.
   if (const DecodeTotals& d = batch.decode_totals; d.num_sequences > 0) {
