@@ -192,6 +192,11 @@ class Allocator {
   virtual std::optional<std::int64_t> in_place_room(SeqId id) const;
   // Bytes per GPU one deferred token moves from reservation to token states (see above).
   virtual Bytes in_place_token_bytes() const { return bytes_per_slot(); }
+  // How many grows that each go one token past a resident sequence's in-place room (or, where
+  // in_place_room is nullopt, by one token) are sure to succeed from now on, one after another,
+  // whatever the sequences: each takes at most one block here. 0 when the allocator cannot
+  // promise it (default).
+  virtual std::int64_t sure_tail_grows() const { return 0; }
 
   // Whether `seq` could run alone in an otherwise empty allocator: admitted with its whole
   // prompt and grown one token at a time to final_tokens, ignoring prefix hits. false means no

@@ -445,6 +445,11 @@ std::optional<std::int64_t> PagedAllocator::in_place_room(SeqId id) const {
   return std::max<std::int64_t>(0, last - s.num_tokens);
 }
 
+std::int64_t PagedAllocator::sure_tail_grows() const {
+  if (groups_.size() != 1 || groups_[0].sliding_window != 0 || forked_) return 0;
+  return pool_.num_free();
+}
+
 AllocatorStats PagedAllocator::stats() const {
   AllocatorStats s = stats_;
   s.evictions = pool_.evictions();

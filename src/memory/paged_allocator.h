@@ -72,6 +72,9 @@ class PagedAllocator final : public Allocator {
   // the final length; one full-attention group, an unshared tail, no fork yet.
   std::optional<std::int64_t> in_place_room(SeqId id) const override;
   Bytes in_place_token_bytes() const override { return groups_[0].bytes_per_slot; }
+  // The blocks an allocation may take (free or evictable), with one full-attention group and no
+  // fork: a tail grow then takes a new block, a copy of a shared tail, or none.
+  std::int64_t sure_tail_grows() const override;
   bool fits_alone(const SeqInfo& seq) const override;
 
   std::int64_t num_blocks() const { return pool_.num_blocks(); }

@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "common/int128.h"
@@ -118,12 +119,14 @@ class Replica {
   // swapping in, every running request decoding, holding room for exactly what it computed and
   // having produced its token at `now`, all of them within the token budget, and a cost model
   // that prices decode totals. Then each advance_decode_step runs the next step if it ends
-  // before `horizon` (when nothing else may happen), needs no allocator call (in-place room) and
-  // finishes no request, and returns its end; nullopt ends the run, and end_fast_forward brings
-  // every running request up to date (its next step is then an ordinary start_step). O(1) per
-  // step; O(running) at the beginning and the end. begin_fast_forward declines at once (no scan
-  // of the running requests) when a step as long as the one that just ended would not end
-  // before `horizon`: a guess that only ever skips a run.
+  // before `horizon` (when nothing else may happen) and finishes no request, and returns its
+  // end; nullopt ends the run, and end_fast_forward brings every running request up to date (its
+  // next step is then an ordinary start_step). A request whose token goes past its in-place room
+  // grows through the allocator in the step that needs it, as the scheduler would, when the
+  // allocator promises that such grows succeed (the run ends before a step whose grows it cannot
+  // promise). O(log running) per step and per grow; O(running) at the beginning and the end.
+  // begin_fast_forward declines at once (no scan of the running requests) when a step as long as
+  // the one that just ended would not end before `horizon`: a guess that only ever skips a run.
   bool begin_fast_forward(TimeNs now, TimeNs horizon);
   std::optional<TimeNs> advance_decode_step(TimeNs horizon);
   void end_fast_forward();
@@ -281,16 +284,24 @@ class Replica {
   std::int64_t pending_gap_count_ = 0;  // its count
 
   // A fast-forward run in progress (between begin_ and end_fast_forward). The running requests'
-  // own fields lag by `steps`; these totals are current.
+  // own fields lag: running_[i]'s by `steps - synced[i]`; these totals are current.
   struct FastForward {
     bool active = false;
     std::int64_t num_seqs = 0;              // running, every one decoding
     std::int64_t context_tokens = 0;        // Σ computed over running, now
     std::int64_t padding_tokens = 0;        // CUDA-graph rows of a step of num_seqs tokens
-    std::int64_t steps_left = 0;            // steps that need no allocator call and finish nobody
+    std::int64_t steps_left = 0;            // steps that finish nobody
     std::int64_t steps = 0;                 // steps advanced so far
-    memory::ByteAccounting from_allocator;  // constant during the run: it is not called
+    memory::ByteAccounting from_allocator;  // the allocator's, as of its last call
+    // Grows past the in-place room, as a min-heap of (step, index in running_): the step whose
+    // scheduling grows that request through the allocator. Only when the allocator promises
+    // such grows (Allocator::sure_tail_grows); otherwise steps_left stops at the first.
+    std::vector<std::pair<std::int64_t, std::uint32_t>> grows;
+    std::vector<std::uint32_t> due;    // this step's, in running order
+    std::vector<std::int64_t> synced;  // per running_ index: the step its fields are as of
   };
+  // Brings running_[i]'s counters to the start of fast-forward step `step`.
+  void sync_fast_forward(std::size_t i, std::int64_t step);
   FastForward ff_;
 };
 

@@ -172,13 +172,13 @@ std::vector<std::string> priced(const FixedCostModel& cost) {
 
 }  // namespace
 
-TEST_CASE("Fast forward: a lone request runs to its block's in-place room, then steps",
+TEST_CASE("Fast forward: a lone request runs across its block boundaries, growing in the run",
           "[sim][fast_forward]") {
   // Prompt 8, 30 outputs, 16-token blocks, 1 ms steps, no prefix caching. After the prefill
-  // (context 8) the request holds in place up to token 16 (its block's last slot): the steps at
-  // contexts 8..15 go in one run (priced as totals "ctx/1"); 16 (a new block) is an ordinary
-  // step; then 17..31 run again; 32 (a new block) is ordinary; 33..35 run, and 36 produces the
-  // last token (tokens at 1..30 ms).
+  // (context 8) every decode step goes in one run (priced as totals "ctx/1"), the steps at
+  // contexts 16 and 32 included: there the request's token goes past the room it holds, and the
+  // run grows it through the allocator (a new block each time), as the scheduler would. Only the
+  // step producing its last token (context 36, at 30 ms) is ordinary.
   FixedCostModel cost;
   cost.per_step_ns = kMs;
   cost.record = true;
@@ -186,11 +186,31 @@ TEST_CASE("Fast forward: a lone request runs to its block's in-place room, then 
   check_same(fast, slow);
   CHECK(fast.ended.at(0).finish_ns == 30 * kMs);
   std::vector<std::string> expected = {"P8"};
-  for (int c = 8; c <= 15; ++c) expected.push_back(std::to_string(c) + "/1");
-  expected.push_back("16");
-  for (int c = 17; c <= 31; ++c) expected.push_back(std::to_string(c) + "/1");
-  expected.insert(expected.end(), {"32", "33/1", "34/1", "35/1", "36"});
+  for (int c = 8; c <= 35; ++c) expected.push_back(std::to_string(c) + "/1");
+  expected.push_back("36");
   CHECK(priced(cost) == expected);
+}
+
+TEST_CASE("Fast forward: a run ends before a step whose grows the allocator cannot promise",
+          "[sim][fast_forward]") {
+  // A and B (prompt 8, 20 outputs each) share 3 blocks of 16 tokens. After their prefill (one
+  // block each) one block is free; both tokens of the step at context 16 go past their blocks.
+  // The run stops before it (two grows, one block): the ordinary step grows A into the last
+  // block and preempts B (the newest), which recomputes once A is done.
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  cost.record = true;
+  const auto [fast, slow] =
+      both_ways(tiny_options(), paged(48, 16), cost, {spec(0, 0, 8, 20), spec(1, 0, 8, 20)});
+  check_same(fast, slow);
+  const std::vector<std::string> seen = priced(cost);
+  REQUIRE(seen.size() >= 11);
+  std::vector<std::string> expected = {"P8 P8"};
+  for (int c = 8; c <= 16; ++c) expected.push_back(std::to_string(2 * c) + "/2");
+  expected.push_back("16");  // the step at context 16: priced ("32/2"), not taken, A alone
+  CHECK(std::vector<std::string>(seen.begin(), seen.begin() + 11) == expected);
+  CHECK(fast.ended.at(1).num_preemptions == 1);
+  CHECK(fast.result.metrics.preemptions_recompute == 1);
 }
 
 TEST_CASE("Fast forward: an arrival stops the run at the last step that ends before it",
