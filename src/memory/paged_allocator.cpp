@@ -70,11 +70,20 @@ PagedAllocator::PagedAllocator(const AllocatorOptions& options)
 
 // ---- helpers ------------------------------------------------------------------------------
 
-PagedAllocator::Seq& PagedAllocator::resident(SeqId id) {
+PagedAllocator::Seq* PagedAllocator::find_seq(SeqId id) const {
+  if (last_seq_ != nullptr && last_id_ == id) return last_seq_;
   const auto it = seqs_.find(id);
-  KVSIM_ASSERT(it != seqs_.end(), "unknown sequence id");
-  KVSIM_ASSERT(!it->second.swapped, "the sequence is swapped out");
-  return it->second;
+  if (it == seqs_.end()) return nullptr;
+  last_id_ = id;
+  last_seq_ = const_cast<Seq*>(&it->second);  // NOLINT(cppcoreguidelines-pro-type-const-cast)
+  return last_seq_;
+}
+
+PagedAllocator::Seq& PagedAllocator::resident(SeqId id) {
+  Seq* s = find_seq(id);
+  KVSIM_ASSERT(s != nullptr, "unknown sequence id");
+  KVSIM_ASSERT(!s->swapped, "the sequence is swapped out");
+  return *s;
 }
 
 std::vector<std::uint64_t> PagedAllocator::chain_hashes(const SeqInfo& seq) const {
@@ -360,6 +369,7 @@ void PagedAllocator::free(SeqId id) {
     account(s, -1);
     for (Table& t : s.tables) release_table(t);
   }
+  if (last_seq_ == &s) last_seq_ = nullptr;
   seqs_.erase(it);
 }
 
@@ -430,9 +440,9 @@ std::optional<Bytes> PagedAllocator::swap_in(SeqId id) {
 
 std::optional<std::int64_t> PagedAllocator::in_place_room(SeqId id) const {
   if (groups_.size() != 1 || groups_[0].sliding_window != 0 || forked_) return std::nullopt;
-  const auto it = seqs_.find(id);
-  KVSIM_ASSERT(it != seqs_.end(), "in_place_room of an unknown sequence");
-  const Seq& s = it->second;
+  const Seq* found = find_seq(id);
+  KVSIM_ASSERT(found != nullptr, "in_place_room of an unknown sequence");
+  const Seq& s = *found;
   const Table& t = s.tables[0];
   if (s.swapped || t.blocks.empty() || pool_.ref(t.blocks.back()) != 1) return std::nullopt;
   const std::int64_t end = t.first + static_cast<std::int64_t>(t.blocks.size());

@@ -139,6 +139,10 @@ class PagedAllocator final : public Allocator {
   void extend_table(Seq& s, int g);
   void release_table(Table& t);
   Seq& resident(SeqId id);
+  // The live sequence `id` (nullptr if none), through a one-entry cache: the simulator asks
+  // about the same sequence several times in a row (grow, then its in-place room). Map nodes
+  // keep their address until erased (free() forgets it).
+  Seq* find_seq(SeqId id) const;
   // Reservation slots of group g's tail block of `s`, as if no other sequence shared it.
   std::int64_t own_reservation(const Seq& s, std::size_t g) const;
   // Adds (sign +1) or removes (-1) a resident sequence's own reservation from reservation_.
@@ -161,6 +165,8 @@ class PagedAllocator final : public Allocator {
   BlockPool pool_;
   std::unique_ptr<CpuTier> cpu_tier_;  // on the heap: pool_ points at it
   std::unordered_map<SeqId, Seq> seqs_;
+  mutable SeqId last_id_ = 0;
+  mutable Seq* last_seq_ = nullptr;  // seqs_'s node of last_id_, or nullptr
   AllocatorStats stats_;
   std::vector<std::int64_t> reservation_;  // per group, kept incrementally (see Invariants)
   bool forked_ = false;                    // a fork happened: recount the reservation
