@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "common/strings.h"
 #include "model/kv_math.h"
+#include "model/pipeline.h"
 #include "model/vllm_memory.h"
 #include "report/kv_report.h"
 #include "report/run_inputs.h"
@@ -91,25 +92,46 @@ void run_kv(const KvOptions& o) {
   query.context = o.context > 0 ? o.context : d.max_model_len;
   query.budget = d.budget_options(max_num_batched_tokens, max_num_seqs);
 
-  report::KvReport r;
-  r.model = d.model;
-  r.hardware = d.hardware_or_null();
-  r.serving = report::serving_memory_inputs(d);
-  r.analysis = model::analyze_kv(d.model, r.hardware, query);
-  r.activation_reserve_estimated = !d.activation_reserve_bytes;
-  if (o.compare_attention) r.attention_variants = attention_variants(d.model, r.analysis);
-  if (d.engine == model::MemoryEngine::kVllmV1 && r.hardware != nullptr) {
-    r.vllm_profile =
-        model::vllm_v1_memory_profile(d.model, *r.hardware, d.tensor_parallel_size, query.budget);
-    r.vllm_layout = model::vllm_kv_cache_layout(
-        d.model, d.kv_format, d.tensor_parallel_size, r.vllm_profile->available_kv_bytes,
-        d.block_size, d.max_model_len, r.vllm_profile->max_num_batched_tokens,
-        d.num_gpu_blocks_override);
-    r.num_gpu_blocks_override = d.num_gpu_blocks_override;
+  // One report per pipeline stage's GPU (the whole model without pipeline parallelism); the
+  // engine sizes its cache by the GPU with the fewest blocks (vLLM: the minimum over workers),
+  // so that stage is the one reported (the first of equals; without a GPU, the first stage
+  // with the most layers).
+  const std::int64_t pp = d.pipeline_parallel_size;
+  std::optional<report::KvReport> best;
+  std::int64_t best_blocks = 0;
+  for (const model::PipelineStage& st : model::pipeline_stages(d.model.num_layers, pp)) {
+    report::KvReport r;
+    r.model = model::stage_model(d.model, st, pp);
+    r.hardware = d.hardware_or_null();
+    r.serving = report::serving_memory_inputs(d);
+    r.analysis = model::analyze_kv(r.model, r.hardware, query);
+    r.activation_reserve_estimated = !d.activation_reserve_bytes;
+    if (pp > 1) {
+      r.pipeline_parallel_size = pp;
+      r.stage = st;
+    }
+    if (d.engine == model::MemoryEngine::kVllmV1 && r.hardware != nullptr) {
+      r.vllm_profile =
+          model::vllm_v1_memory_profile(r.model, *r.hardware, d.tensor_parallel_size, query.budget);
+      r.vllm_layout = model::vllm_kv_cache_layout(
+          r.model, d.kv_format, d.tensor_parallel_size, r.vllm_profile->available_kv_bytes,
+          d.block_size, d.max_model_len, r.vllm_profile->max_num_batched_tokens,
+          d.num_gpu_blocks_override);
+      r.num_gpu_blocks_override = d.num_gpu_blocks_override;
+    }
+    const std::int64_t blocks = r.vllm_layout         ? r.vllm_layout->num_blocks
+                                : r.analysis.capacity ? r.analysis.capacity->num_blocks
+                                                      : -st.num_layers();
+    if (!best || blocks < best_blocks) {
+      best = std::move(r);
+      best_blocks = blocks;
+    }
   }
+  report::KvReport& r = *best;
+  if (o.compare_attention) r.attention_variants = attention_variants(r.model, r.analysis);
   if (r.analysis.budget && !r.analysis.budget->fits) {
     r.min_fitting_tensor_parallel_size =
-        model::min_tensor_parallel_to_fit(d.model, *r.hardware, query.budget);
+        model::min_tensor_parallel_to_fit(r.model, *r.hardware, query.budget);
   }
   report::emit(
       o.output,
@@ -141,6 +163,11 @@ void register_kv(CLI::App& app) {
                    *config::find_setting_by_flag("--max-num-batched-tokens"),
                    "Tokens of vLLM V1's profile forward pass (default or 0: vllm serve's, 2048 or "
                    "8192 by GPU)");
+  add_setting_flag(command, options->deployment,
+                   *config::find_setting_by_flag("--pipeline-parallel-size"),
+                   "Pipeline stages the model's layers are split over: the figures are per GPU of "
+                   "the stage whose GPUs hold the fewest KV blocks (vLLM sizes every stage's "
+                   "cache by it)");
   add_setting_flag(command, options->deployment, *config::find_setting_by_flag("--max-num-seqs"),
                    "Sequences of vLLM V1's profile sampler run (default: vllm serve's, 256 or "
                    "1024 by GPU)");

@@ -134,6 +134,11 @@ std::string kv_report_json(const KvReport& r) {
                    {"hardware", r.hardware ? hardware_json(*r.hardware) : Json(nullptr)},
                    {"serving", serving_json(r.serving)}};
   doc["kv"] = kv_json(r.analysis, r.serving.kv_cache_dtype, KvDetail::kLayers);
+  doc["kv"]["pipeline_parallel_size"] = r.pipeline_parallel_size;
+  doc["kv"]["stage"] = r.stage ? Json{{"index", r.stage->index},
+                                      {"first_layer", r.stage->first_layer},
+                                      {"num_layers", r.stage->num_layers()}}
+                               : Json(nullptr);
   if (r.vllm_profile && r.vllm_layout) doc["kv"]["vllm"] = vllm_json(r);
   if (r.analysis.budget && !r.analysis.budget->fits) {
     doc["kv"]["min_fitting_tensor_parallel_size"] = r.min_fitting_tensor_parallel_size
@@ -219,8 +224,15 @@ std::string kv_table_title(const KvReport& r) {
   if (!m.display_name.empty()) title += " (" + m.display_name + ")";
   if (r.hardware)
     title += " on " + n(r.analysis.query.tensor_parallel_size) + " × " + r.hardware->name;
-  return title + ", KV cache " + model::kv_format_name(r.analysis.query.format) +
-         " (--kv-cache-dtype " + r.serving.kv_cache_dtype + ")";
+  title += ", KV cache " + model::kv_format_name(r.analysis.query.format) + " (--kv-cache-dtype " +
+           r.serving.kv_cache_dtype + ")";
+  if (r.stage) {
+    title += "\npipeline stage " + n(r.stage->index) + " of " + n(r.pipeline_parallel_size) +
+             " (layers " + n(r.stage->first_layer) + "-" + n(r.stage->end_layer - 1) +
+             "), the stage whose GPUs hold the fewest KV blocks: every figure below is for this "
+             "stage's layers";
+  }
+  return title;
 }
 
 // "KV bytes per token (whole model)": each group's formula, per layer, per token, per GPU.
@@ -229,7 +241,8 @@ void add_bytes_per_token(KeyValueTable& t, const KvReport& r) {
   const model::KvAnalysis& a = r.analysis;
   const model::KvFormat& f = a.query.format;
   const std::int64_t tp = a.query.tensor_parallel_size;
-  t.add_section("KV bytes per token (whole model)");
+  t.add_section(r.stage ? "KV bytes per token (this stage's layers)"
+                        : "KV bytes per token (whole model)");
   for (const auto& g : model::kv_groups(m, f, 1)) {
     const std::string label = a.groups.size() > 1 || g.kind != model::LayerKind::kFullAttention
                                   ? group_label(g)

@@ -25,6 +25,7 @@
 #include "model/hardware_spec.h"
 #include "model/kv_math.h"
 #include "model/model_spec.h"
+#include "model/pipeline.h"
 #include "model/vllm_memory.h"
 #include "report/json.h"
 #include "report/spec_json.h"
@@ -64,6 +65,10 @@ struct KvReport {
   std::optional<model::VllmMemoryProfile> vllm_profile;
   std::optional<model::VllmKvCacheLayout> vllm_layout;
   std::optional<std::int64_t> num_gpu_blocks_override;
+  // --pipeline-parallel-size > 1: `model` is this stage's part (model::stage_model) and every
+  // per-GPU figure is its GPUs'.
+  std::int64_t pipeline_parallel_size = 1;
+  std::optional<model::PipelineStage> stage;
 };
 
 // The full document: envelope("kvsim.report/v1", "kv"), inputs{model, hardware (null without a

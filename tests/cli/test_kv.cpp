@@ -130,3 +130,46 @@ TEST_CASE("kvsim kv output is deterministic", "[cli][kv]") {
                                       "--format",   "json"};
   CHECK(run_kvsim(args).out == run_kvsim(args).out);
 }
+
+TEST_CASE("kvsim kv --pipeline-parallel-size reports the stage whose GPUs hold the fewest blocks",
+          "[cli][kv][pp]") {
+  // Llama-3-70B on H100s, TP 4 × PP 2, fixed reserves of 4 GiB + 1 GiB. Per GPU the 80 layers
+  // weigh 34,228,142,080 B, the embedding and the LM head 525,336,576 B each (128,256 × 8,192 ×
+  // 2 B / 4), the final norm 16,384 B. Stage 0 (layers 0-39 + embedding): 17,639,407,616 B;
+  // stage 1 (layers 40-79, LM head, norm): 17,639,424,000 B. Budgets 76,968,728,985 − weights −
+  // 5 GiB: 53,960,612,249 and 53,960,595,865 B, both ⌊/ 655,360 B per block (40 layers × 2 KV
+  // heads × 128 × 2 × 2 B × 16)⌋ = 82,337 blocks: the first of equals, stage 0, is reported.
+  const auto r = run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--gpu", "h100-sxm",
+                            "--tp", "4", "--pp", "2", "--activation-reserve-gib", "4",
+                            "--runtime-overhead-gib", "1", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const Json kv = Json::parse(r.out)["kv"];
+  CHECK(kv["pipeline_parallel_size"] == 2);
+  CHECK(kv["stage"] == Json{{"index", 0}, {"first_layer", 0}, {"num_layers", 40}});
+  CHECK(kv["weights_bytes_per_gpu"] == 17'639'407'616LL);
+  CHECK(kv["bytes_per_token_per_gpu"] == 40'960);
+  CHECK(kv["kv_budget_bytes"] == 53'960'612'249LL);
+  CHECK(kv["num_blocks"] == 82'337);
+  CHECK(kv["max_cached_tokens"] == 1'317'397);  // ⌊53,960,612,249 / 40,960⌋
+  // With the default activation estimate only the last stage holds the logits of a batch: its
+  // GPUs have the fewest blocks.
+  const auto est = run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--gpu", "h100-sxm",
+                              "--tp", "4", "--pp", "2", "--format", "json"});
+  REQUIRE(est.exit_code == 0);
+  CHECK(Json::parse(est.out)["kv"]["stage"]["index"] == 1);
+  // Without pipeline parallelism: no stage.
+  const auto one = run_kvsim(
+      {"kv", "--engine", "v0", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--format", "json"});
+  REQUIRE(one.exit_code == 0);
+  CHECK(Json::parse(one.out)["kv"]["pipeline_parallel_size"] == 1);
+  CHECK(Json::parse(one.out)["kv"]["stage"].is_null());
+  // The table says which stage it is.
+  const auto table = run_kvsim({"kv", "--engine", "v0", "--model", "llama-3-70b", "--gpu",
+                                "h100-sxm", "--tp", "4", "--pp", "2", "--format", "table"});
+  CHECK(has(table.out, "pipeline stage 1 of 2 (layers 40-79)"));
+  CHECK(has(table.out, "KV bytes per token (this stage's layers)"));
+  // More stages than layers is refused.
+  const auto bad = run_kvsim({"kv", "--model", "llama-3-70b", "--pp", "81", "--format", "json"});
+  CHECK(bad.exit_code != 0);
+  CHECK(has(bad.err, "--pipeline-parallel-size"));
+}
