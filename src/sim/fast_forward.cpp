@@ -17,15 +17,17 @@
 // only when no event could come first (sim/simulator.cpp).
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <limits>
 
 #include "common/assert.h"
 #include "sim/replica.h"
+#include "sim/scheduler.h"
 
 namespace kvsim::sim {
 
-bool Replica::begin_fast_forward(TimeNs now, TimeNs horizon) {
+bool Replica::begin_fast_forward(TimeNs now, TimeNs horizon, bool finishes) {
   const SchedulerOptions& so = options_.scheduler;
   const bool policy = so.kind == SchedulerKind::kVllm ||
                       so.kind == SchedulerKind::kChunkedPrefill ||
@@ -33,7 +35,8 @@ bool Replica::begin_fast_forward(TimeNs now, TimeNs horizon) {
   // A prefill-only replica (disaggregated serving) hands requests off after their first token.
   if (!policy || pipeline_ != nullptr || busy_ || prefill_only_ || running_.empty() ||
       !waiting_.empty() || !swapped_.empty() || !swapping_in_.empty() || !held_.empty() ||
-      !transferring_.empty() || !cost_model_->prices_decode_totals()) {
+      !transferring_.empty() || !cost_model_->prices_decode_totals() ||
+      scheduler_->keeps_finished()) {
     return false;
   }
   if (now - step_start_ns_ >= horizon - now) return false;  // the guess: see replica.h
@@ -50,7 +53,7 @@ bool Replica::begin_fast_forward(TimeNs now, TimeNs horizon) {
       return false;
     }
     // Step k (from 0) needs room for computed + k + 1 tokens and produces token generated + k + 1.
-    steps = std::min(steps, r.output_tokens - r.generated - 1);
+    if (!finishes) steps = std::min(steps, r.output_tokens - r.generated - 1);
     if (!grows) steps = std::min(steps, r.kv_in_place_end - r.computed);
     if (steps <= 0) return false;
     context += r.computed;
@@ -58,42 +61,83 @@ bool Replica::begin_fast_forward(TimeNs now, TimeNs horizon) {
   ff_.active = true;
   ff_.num_seqs = n;
   ff_.context_tokens = context;
-  ff_.padding_tokens = so.cuda_graph_max_size > 0
-                           ? cuda_graph_padded_tokens(n, so.cuda_graph_max_size,
-                                                      effective_max_num_batched_tokens(so)) -
-                                 n
-                           : 0;
+  ff_.padding_tokens = padding_rows(n);
   ff_.steps_left = steps;
   ff_.steps = 0;
   ff_.from_allocator = allocator_->byte_accounting(nullptr);  // nothing waits: no head
-  ff_.grows.clear();
+  ff_.events.clear();
+  ff_.slots.assign(running_.begin(), running_.end());
   ff_.synced.assign(static_cast<std::size_t>(n), 0);
   if (grows) {
-    for (std::size_t i = 0; i < running_.size(); ++i) {
-      const Request& r = request(running_[i]);
-      // The first step whose token does not fit in the room held in place.
-      const std::int64_t k = r.kv_in_place_end - r.computed;
-      if (k < steps) ff_.grows.emplace_back(k, static_cast<std::uint32_t>(i));
+    // A grow is at most a block's slots ahead: the in-place room ends within the tail block.
+    std::int64_t ahead = options_.block_size + 1;
+    for (const RequestPool::Slot slot : running_) {
+      const Request& r = request(slot);
+      ahead = std::max(ahead, r.kv_in_place_end - r.computed + 1);
     }
-    std::make_heap(ff_.grows.begin(), ff_.grows.end(), std::greater<>());
+    const std::size_t size = std::bit_ceil(static_cast<std::size_t>(ahead));
+    if (ff_.ring.size() != size) ff_.ring.resize(size);
+    for (auto& bucket : ff_.ring) bucket.clear();
+    ff_.ring_mask = size - 1;
   }
+  for (std::uint32_t pos = 0; pos < static_cast<std::uint32_t>(n); ++pos) {
+    const Request& r = request(ff_.slots[pos]);
+    // The first step whose token does not fit in the room held in place; the step of the last.
+    const std::int64_t grow = r.kv_in_place_end - r.computed;
+    const std::int64_t last = r.output_tokens - r.generated - 1;
+    if (grows && grow <= last && grow < steps) push_grow(grow, pos);
+    if (finishes && last < steps) {
+      ff_.events.push_back(FastForward::key(last, FastForward::kFinish, pos));
+    }
+  }
+  std::make_heap(ff_.events.begin(), ff_.events.end(), std::greater<>());
   now_ = now;
   return true;
 }
 
-void Replica::sync_fast_forward(std::size_t i, std::int64_t step) {
-  Request& r = request(running_[i]);
-  const std::int64_t d = step - ff_.synced[i];
+std::int64_t Replica::padding_rows(std::int64_t n) const {
+  const SchedulerOptions& so = options_.scheduler;
+  if (so.cuda_graph_max_size <= 0) return 0;
+  return cuda_graph_padded_tokens(n, so.cuda_graph_max_size, effective_max_num_batched_tokens(so)) -
+         n;
+}
+
+void Replica::sync_fast_forward(std::uint32_t pos, std::int64_t step) {
+  Request& r = request(ff_.slots[pos]);
+  const std::int64_t d = step - ff_.synced[pos];
   r.computed += d;
   r.generated += d;
   r.kv_tokens = r.computed;           // every earlier step's room was taken and its token computed
   if (d > 0) r.last_token_ns = now_;  // the end of step `step` − 1
-  ff_.synced[i] = step;
+  ff_.synced[pos] = step;
+}
+
+void Replica::push_grow(std::int64_t step, std::uint32_t pos) {
+  ff_.ring[static_cast<std::uint64_t>(step) & ff_.ring_mask].push_back(pos);
+}
+
+void Replica::pop_due(FastForward::Kind kind, std::int64_t step) {
+  ff_.due.clear();
+  if (kind == FastForward::kGrow) {
+    if (ff_.ring.empty()) return;
+    auto& bucket = ff_.ring[static_cast<std::uint64_t>(step) & ff_.ring_mask];
+    ff_.due.swap(bucket);
+    if (ff_.due.size() > 1) std::sort(ff_.due.begin(), ff_.due.end());
+    return;
+  }
+  const std::uint64_t first = FastForward::key(step, kind, 0);
+  const std::uint64_t end = first + (std::uint64_t{1} << 31);
+  while (!ff_.events.empty() && ff_.events.front() < end) {
+    KVSIM_ASSERT(ff_.events.front() >= first, "fast-forward events are taken in order");
+    std::pop_heap(ff_.events.begin(), ff_.events.end(), std::greater<>());
+    ff_.due.push_back(static_cast<std::uint32_t>(ff_.events.back() & 0x7fffffffU));
+    ff_.events.pop_back();
+  }
 }
 
 std::optional<TimeNs> Replica::advance_decode_step(TimeNs horizon) {
   KVSIM_ASSERT(ff_.active, "a fast-forward run is in progress");
-  if (ff_.steps_left == 0) return std::nullopt;
+  if (ff_.steps_left == 0 || ff_.num_seqs == 0) return std::nullopt;
   cost::StepBatch batch;
   batch.decode_totals = cost::DecodeTotals{ff_.num_seqs, ff_.context_tokens};
   batch.num_sampling = ff_.num_seqs;
@@ -108,12 +152,7 @@ std::optional<TimeNs> Replica::advance_decode_step(TimeNs horizon) {
   // The requests this step grows through the allocator, in the scheduler's (running) order; the
   // run ends before the step unless the allocator promises every one of them.
   const std::int64_t k = ff_.steps;
-  ff_.due.clear();
-  while (!ff_.grows.empty() && ff_.grows.front().first == k) {
-    std::pop_heap(ff_.grows.begin(), ff_.grows.end(), std::greater<>());
-    ff_.due.push_back(ff_.grows.back().second);
-    ff_.grows.pop_back();
-  }
+  pop_due(FastForward::kGrow, k);
   if (!ff_.due.empty() &&
       allocator_->sure_tail_grows() < static_cast<std::int64_t>(ff_.due.size())) {
     return std::nullopt;  // an ordinary step grows them (or preempts)
@@ -123,16 +162,18 @@ std::optional<TimeNs> Replica::advance_decode_step(TimeNs horizon) {
   advance_to(start);
   step_start_ns_ = start;
   link_free_ns_ = std::max(link_free_ns_, start);
-  for (const std::uint32_t i : ff_.due) {
-    sync_fast_forward(i, k);
-    Request& r = request(running_[i]);
-    const bool grown = try_grow(running_[i], 1);
+  for (const std::uint32_t pos : ff_.due) {
+    sync_fast_forward(pos, k);
+    const RequestPool::Slot slot = ff_.slots[pos];
+    const bool grown = try_grow(slot, 1);
     KVSIM_ASSERT(grown, "the allocator promised this grow");
-    // The next step whose token does not fit.
+    // The next step whose token does not fit, if the request is still running then.
+    const Request& r = request(slot);
     const std::int64_t next = k + r.kv_in_place_end - r.computed;
-    if (next < ff_.steps_left + k) {
-      ff_.grows.emplace_back(next, i);
-      std::push_heap(ff_.grows.begin(), ff_.grows.end(), std::greater<>());
+    if (next <= k + r.output_tokens - r.generated - 1 && next < ff_.steps_left + k) {
+      KVSIM_ASSERT(next - k < static_cast<std::int64_t>(ff_.ring.size()),
+                   "a grow is less than the ring ahead");
+      push_grow(next, pos);
     }
   }
   if (!ff_.due.empty()) ff_.from_allocator = allocator_->byte_accounting(nullptr);
@@ -144,7 +185,8 @@ std::optional<TimeNs> Replica::advance_decode_step(TimeNs horizon) {
   m.num_sequence_steps += ff_.num_seqs;
   m.num_step_tokens += ff_.num_seqs;
 
-  // finish_step: every request produces a token, step_ns after its previous one.
+  // finish_step: every request produces a token, step_ns after its previous one; those whose
+  // last token it is finish.
   const TimeNs end = start + step_ns;
   advance_to(end);
   now_ = end;
@@ -152,7 +194,37 @@ std::optional<TimeNs> Replica::advance_decode_step(TimeNs horizon) {
   ff_.context_tokens += ff_.num_seqs;
   --ff_.steps_left;
   ++ff_.steps;
+  pop_due(FastForward::kFinish, k);
+  if (!ff_.due.empty()) finish_due();
   return end;
+}
+
+void Replica::finish_due() {
+  const std::int64_t k = ff_.steps;  // the finished step's end: their counters as of step k
+  for (const std::uint32_t pos : ff_.due) {
+    sync_fast_forward(pos, k);
+    Request& r = request(ff_.slots[pos]);
+    KVSIM_ASSERT(r.generated == r.output_tokens, "a request finishes with its last token");
+    r.state = RequestState::kFinished;
+    r.finish_ns = now_;
+    ++num_completed_;
+    ctx_.metrics->on_finished(r);
+    ff_.num_seqs -= 1;
+    ff_.context_tokens -= r.computed;
+  }
+  ff_.padding_tokens = padding_rows(ff_.num_seqs);
+  // As finish_step: the running list drops them (order kept), then each releases its KV and
+  // ends, in running order.
+  std::erase_if(running_, [this](RequestPool::Slot s) {
+    return request(s).state == RequestState::kFinished;
+  });
+  for (const std::uint32_t pos : ff_.due) {
+    const RequestPool::Slot slot = ff_.slots[pos];
+    release_kv(request(slot));
+    ff_.synced[pos] = -1;  // gone
+    ctx_.sink->on_request_end(slot, false);
+  }
+  ff_.from_allocator = allocator_->byte_accounting(nullptr);
 }
 
 void Replica::end_fast_forward() {
@@ -160,9 +232,10 @@ void Replica::end_fast_forward() {
   ff_.active = false;
   const std::int64_t k = ff_.steps;
   if (k == 0) return;
-  for (std::size_t i = 0; i < running_.size(); ++i) {
-    sync_fast_forward(i, k);
-    request(running_[i]).last_token_ns = now_;
+  for (std::uint32_t pos = 0; pos < static_cast<std::uint32_t>(ff_.slots.size()); ++pos) {
+    if (ff_.synced[pos] < 0) continue;
+    sync_fast_forward(pos, k);
+    request(ff_.slots[pos]).last_token_ns = now_;
   }
 }
 

@@ -119,15 +119,18 @@ class Replica {
   // swapping in, every running request decoding, holding room for exactly what it computed and
   // having produced its token at `now`, all of them within the token budget, and a cost model
   // that prices decode totals. Then each advance_decode_step runs the next step if it ends
-  // before `horizon` (when nothing else may happen) and finishes no request, and returns its
-  // end; nullopt ends the run, and end_fast_forward brings every running request up to date (its
-  // next step is then an ordinary start_step). A request whose token goes past its in-place room
-  // grows through the allocator in the step that needs it, as the scheduler would, when the
-  // allocator promises that such grows succeed (the run ends before a step whose grows it cannot
-  // promise). O(log running) per step and per grow; O(running) at the beginning and the end.
-  // begin_fast_forward declines at once (no scan of the running requests) when a step as long as
-  // the one that just ended would not end before `horizon`: a guess that only ever skips a run.
-  bool begin_fast_forward(TimeNs now, TimeNs horizon);
+  // before `horizon` (when nothing else may happen), and returns its end; nullopt ends the run,
+  // and end_fast_forward brings every running request up to date (its next step is then an
+  // ordinary start_step). A request whose token goes past its in-place room grows through the
+  // allocator in the step that needs it, as the scheduler would, when the allocator promises
+  // that such grows succeed (the run ends before a step whose grows it cannot promise). A
+  // request that produces its last token finishes in its step, as finish_step would finish it,
+  // when `finishes` (the sink then schedules nothing at its end: no client waits to send);
+  // otherwise the run ends before that step. O(log running) per step, per grow and per finish;
+  // O(running) at the beginning and the end. begin_fast_forward declines at once (no scan of the
+  // running requests) when a step as long as the one that just ended would not end before
+  // `horizon`: a guess that only ever skips a run.
+  bool begin_fast_forward(TimeNs now, TimeNs horizon, bool finishes);
   std::optional<TimeNs> advance_decode_step(TimeNs horizon);
   void end_fast_forward();
   // Closes the memory integrals at the end of the run (`now` >= every earlier time).
@@ -283,25 +286,46 @@ class Replica {
   TimeNs pending_gap_ns_ = 0;           // length of the run of gaps not yet in the metrics
   std::int64_t pending_gap_count_ = 0;  // its count
 
-  // A fast-forward run in progress (between begin_ and end_fast_forward). The running requests'
-  // own fields lag: running_[i]'s by `steps - synced[i]`; these totals are current.
+  // A fast-forward run in progress (between begin_ and end_fast_forward). Requests are named by
+  // their position in running_ at the beginning (`pos`: running order, which finishes keep);
+  // their own fields lag, by `steps - synced[pos]`; the totals here are current.
   struct FastForward {
     bool active = false;
     std::int64_t num_seqs = 0;              // running, every one decoding
     std::int64_t context_tokens = 0;        // Σ computed over running, now
     std::int64_t padding_tokens = 0;        // CUDA-graph rows of a step of num_seqs tokens
-    std::int64_t steps_left = 0;            // steps that finish nobody
+    std::int64_t steps_left = 0;            // steps before the first that must be ordinary
     std::int64_t steps = 0;                 // steps advanced so far
     memory::ByteAccounting from_allocator;  // the allocator's, as of its last call
-    // Grows past the in-place room, as a min-heap of (step, index in running_): the step whose
-    // scheduling grows that request through the allocator. Only when the allocator promises
-    // such grows (Allocator::sure_tail_grows); otherwise steps_left stops at the first.
-    std::vector<std::pair<std::int64_t, std::uint32_t>> grows;
-    std::vector<std::uint32_t> due;    // this step's, in running order
-    std::vector<std::int64_t> synced;  // per running_ index: the step its fields are as of
+    // The requests' events as a min-heap of (step, kind, pos): kGrow, the step whose scheduling
+    // grows the request through the allocator (only when the allocator promises such grows,
+    // Allocator::sure_tail_grows; otherwise steps_left stops at the first), and kFinish, the
+    // step producing its last token (only with `finishes`; otherwise steps_left stops there).
+    enum Kind : std::uint8_t { kGrow = 0, kFinish = 1 };
+    // One event as one ordered key: step (high 32 bits), kind (bit 31), pos (low 31 bits).
+    static std::uint64_t key(std::int64_t step, Kind kind, std::uint32_t pos) {
+      return (static_cast<std::uint64_t>(step) << 32) | (static_cast<std::uint64_t>(kind) << 31) |
+             pos;
+    }
+    std::vector<std::uint64_t> events;  // kFinish only (a min-heap)
+    // kGrow events by step modulo ring.size() (a power of two above how far ahead any grow can
+    // be: a block's slots): ring[step & ring_mask] holds the requests that grow at `step`.
+    std::vector<std::vector<std::uint32_t>> ring;
+    std::uint64_t ring_mask = 0;
+    std::vector<std::uint32_t> due;        // this step's grows or finishes, in running order
+    std::vector<RequestPool::Slot> slots;  // per pos
+    std::vector<std::int64_t> synced;      // per pos: the step its fields are as of
   };
-  // Brings running_[i]'s counters to the start of fast-forward step `step`.
-  void sync_fast_forward(std::size_t i, std::int64_t step);
+  // CUDA-graph rows a step of n decode tokens adds (0 without graphs).
+  std::int64_t padding_rows(std::int64_t n) const;
+  // Brings request `pos`'s counters to the start of fast-forward step `step`.
+  void sync_fast_forward(std::uint32_t pos, std::int64_t step);
+  // Moves the events of `kind` at step `step` into ff_.due (running order).
+  void pop_due(FastForward::Kind kind, std::int64_t step);
+  // Schedules request `pos` to grow at step `step` (< ring.size() steps ahead).
+  void push_grow(std::int64_t step, std::uint32_t pos);
+  // Finishes the requests in ff_.due, which produced their last token at now_.
+  void finish_due();
   FastForward ff_;
 };
 

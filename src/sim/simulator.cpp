@@ -508,7 +508,8 @@ void Simulator::fast_forward(std::uint32_t replica, TimeNs limit, TimeNs& now) {
   const TimeNs horizon = std::min(
       {events_.empty() ? kTimeNever : events_.top().time, timeline_.next_sample(), after_limit});
   Replica& rep = *replicas_[replica];
-  if (!rep.begin_fast_forward(now, horizon)) return;
+  // A request that finishes in the run schedules nothing unless a client waits to send.
+  if (!rep.begin_fast_forward(now, horizon, !held_by_client_)) return;
   std::uint64_t elided = 0;
   while (const std::optional<TimeNs> end = rep.advance_decode_step(horizon)) {
     count_batch(now);  // the instant the step started at is done

@@ -177,8 +177,8 @@ TEST_CASE("Fast forward: a lone request runs across its block boundaries, growin
   // Prompt 8, 30 outputs, 16-token blocks, 1 ms steps, no prefix caching. After the prefill
   // (context 8) every decode step goes in one run (priced as totals "ctx/1"), the steps at
   // contexts 16 and 32 included: there the request's token goes past the room it holds, and the
-  // run grows it through the allocator (a new block each time), as the scheduler would. Only the
-  // step producing its last token (context 36, at 30 ms) is ordinary.
+  // run grows it through the allocator (a new block each time), as the scheduler would. The step
+  // producing its last token (context 36, at 30 ms) finishes it in the run (no client waits).
   FixedCostModel cost;
   cost.per_step_ns = kMs;
   cost.record = true;
@@ -186,9 +186,9 @@ TEST_CASE("Fast forward: a lone request runs across its block boundaries, growin
   check_same(fast, slow);
   CHECK(fast.ended.at(0).finish_ns == 30 * kMs);
   std::vector<std::string> expected = {"P8"};
-  for (int c = 8; c <= 35; ++c) expected.push_back(std::to_string(c) + "/1");
-  expected.push_back("36");
+  for (int c = 8; c <= 36; ++c) expected.push_back(std::to_string(c) + "/1");
   CHECK(priced(cost) == expected);
+  CHECK(fast.result.metrics.num_steps == 30);
 }
 
 TEST_CASE("Fast forward: a run ends before a step whose grows the allocator cannot promise",
@@ -253,23 +253,42 @@ TEST_CASE("Fast forward: an arrival at the very end of a step stops the run befo
   CHECK(fast.ended.at(1).first_token_ns == 6 * kMs);
 }
 
-TEST_CASE("Fast forward: the step in which a request finishes is an ordinary step",
+TEST_CASE("Fast forward: a request finishing in a run leaves the others running on in it",
           "[sim][fast_forward]") {
-  // A (prompt 2, 5 outputs) and B (prompt 3, 9 outputs) decode together from 1 ms; A finishes
-  // at 5 ms, so the run holds the steps ending at 2..4 ms (contexts summed: 5, 7, 9) and the
-  // step producing A's last token is ordinary ("5 6"). B then runs on alone: its tokens 6..8 in
-  // one run, its last (at 9 ms) in an ordinary step.
+  // A (prompt 2, 5 outputs) and B (prompt 3, 9 outputs) decode together from 1 ms; the run holds
+  // the steps ending at 2..5 ms (contexts summed: 5, 7, 9, 11), A finishing at 5 ms in the last
+  // of them; B goes on alone in the same run: contexts 7..10, its last token at 9 ms.
   FixedCostModel cost;
   cost.per_step_ns = kMs;
   cost.record = true;
   const auto [fast, slow] =
       both_ways(tiny_options(), paged(128, 16), cost, {spec(0, 0, 2, 5), spec(1, 0, 3, 9)});
   check_same(fast, slow);
-  CHECK(priced(cost) ==
-        std::vector<std::string>{"P2 P3", "5/2", "7/2", "9/2", "5 6", "7/1", "8/1", "9/1", "10"});
+  CHECK(priced(cost) == std::vector<std::string>{"P2 P3", "5/2", "7/2", "9/2", "11/2", "7/1", "8/1",
+                                                 "9/1", "10/1"});
   CHECK(fast.ended.at(0).finish_ns == 5 * kMs);
   CHECK(fast.ended.at(1).finish_ns == 9 * kMs);
   CHECK(fast.result.metrics.num_steps == 9);
+}
+
+TEST_CASE("Fast forward: with a client waiting to send, the finishing step is ordinary",
+          "[sim][fast_forward]") {
+  // One client (max concurrency 1) and two requests: while A (prompt 2, 5 outputs) runs, B is
+  // held by the client and sent when A ends. A's finishing step ("5") is an ordinary step, so
+  // that B's arrival at 5 ms is an event before the next step; B (prompt 3, 4 outputs), whose
+  // client holds nothing more, finishes in its run.
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  cost.record = true;
+  sim::SimOptions opts = tiny_options();
+  opts.max_concurrency = 1;
+  const auto [fast, slow] =
+      both_ways(opts, paged(128, 16), cost, {spec(0, 0, 2, 5), spec(1, 0, 3, 4)});
+  check_same(fast, slow);
+  CHECK(priced(cost) ==
+        std::vector<std::string>{"P2", "2/1", "3/1", "4/1", "5", "P3", "3/1", "4/1", "5/1"});
+  CHECK(fast.ended.at(1).arrival_ns == 5 * kMs);
+  CHECK(fast.ended.at(1).finish_ns == 9 * kMs);
 }
 
 TEST_CASE("Fast forward changes nothing: random runs, fast-forwarded and step by step",
