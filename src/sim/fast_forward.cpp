@@ -3,8 +3,10 @@
 // Why it is exact. In a qualifying step every running request decodes one token; no request
 // finishes, is admitted, preempted or swapped; the batch is the same requests with every context
 // one token longer than in the step before, priced from its totals (CostModel::
-// prices_decode_totals: bit-identical times); every request produced its previous token at the
-// step's start, so each of the step's inter-token gaps is the step time. Most tokens go into
+// prices_decode_totals: bit-identical times); from the second step on every request produced
+// its previous token at the step's start, so each inter-token gap is the step time (the first
+// step's gaps are taken from the requests' previous-token times, in runs, as finish_step notes
+// them: after a prefill-only step the decoding requests waited a step). Most tokens go into
 // room the request already holds (Allocator::in_place_room: the replica only counts the token,
 // as try_grow would, and the allocator's accounting stays what it was). A request whose token
 // goes past that room is brought up to date and grown through the allocator in that step, in
@@ -39,7 +41,6 @@ bool Replica::begin_fast_forward(TimeNs now, TimeNs horizon, bool finishes) {
       scheduler_->keeps_finished()) {
     return false;
   }
-  if (now - step_start_ns_ >= horizon - now) return false;  // the guess: see replica.h
   const auto n = static_cast<std::int64_t>(running_.size());
   // Every step schedules one token per running request: all of them only within the budget.
   if (n > effective_max_num_batched_tokens(so)) return false;
@@ -49,23 +50,37 @@ bool Replica::begin_fast_forward(TimeNs now, TimeNs horizon, bool finishes) {
   std::int64_t context = 0;
   for (const RequestPool::Slot slot : running_) {
     const Request& r = request(slot);
-    if (r.state != RequestState::kDecode || r.last_token_ns != now || r.kv_tokens != r.computed) {
-      return false;
-    }
+    if (r.state != RequestState::kDecode || r.kv_tokens != r.computed) return false;
     // Step k (from 0) needs room for computed + k + 1 tokens and produces token generated + k + 1.
     if (!finishes) steps = std::min(steps, r.output_tokens - r.generated - 1);
     if (!grows) steps = std::min(steps, r.kv_in_place_end - r.computed);
     if (steps <= 0) return false;
     context += r.computed;
   }
+  // Nothing is set up for a run whose first step would not end first.
+  const std::int64_t padding = padding_rows(n);
+  const TimeNs first_ns = decode_step_ns(n, context, padding);
+  if (first_ns >= horizon - now) return false;
   ff_.active = true;
   ff_.num_seqs = n;
   ff_.context_tokens = context;
-  ff_.padding_tokens = padding_rows(n);
+  ff_.padding_tokens = padding;
+  ff_.first_step_ns = first_ns;
   ff_.steps_left = steps;
   ff_.steps = 0;
   ff_.from_allocator = allocator_->byte_accounting(nullptr);  // nothing waits: no head
   ff_.events.clear();
+  // The first step's inter-token gaps, by runs of equal previous-token times in running order
+  // (finish_step notes them so): after a prefill-only step the decoding requests' last tokens
+  // are one step older than the new requests' first.
+  ff_.first_gaps.clear();
+  for (const RequestPool::Slot slot : running_) {
+    const TimeNs last = request(slot).last_token_ns;
+    if (ff_.first_gaps.empty() || ff_.first_gaps.back().first != last) {
+      ff_.first_gaps.emplace_back(last, 0);
+    }
+    ++ff_.first_gaps.back().second;
+  }
   ff_.slots.assign(running_.begin(), running_.end());
   ff_.synced.assign(static_cast<std::size_t>(n), 0);
   if (grows) {
@@ -93,6 +108,16 @@ bool Replica::begin_fast_forward(TimeNs now, TimeNs horizon, bool finishes) {
   std::make_heap(ff_.events.begin(), ff_.events.end(), std::greater<>());
   now_ = now;
   return true;
+}
+
+TimeNs Replica::decode_step_ns(std::int64_t n, std::int64_t context, std::int64_t padding) const {
+  cost::StepBatch batch;
+  batch.decode_totals = cost::DecodeTotals{n, context};
+  batch.num_sampling = n;
+  batch.num_padding_tokens = padding;
+  const TimeNs compute_ns = cost_model_->step_time(batch);
+  KVSIM_ASSERT(compute_ns >= 0, "step times are non-negative");
+  return std::max<TimeNs>(1, compute_ns);  // as start_step: time always moves forward
 }
 
 std::int64_t Replica::padding_rows(std::int64_t n) const {
@@ -138,20 +163,16 @@ void Replica::pop_due(FastForward::Kind kind, std::int64_t step) {
 std::optional<TimeNs> Replica::advance_decode_step(TimeNs horizon) {
   KVSIM_ASSERT(ff_.active, "a fast-forward run is in progress");
   if (ff_.steps_left == 0 || ff_.num_seqs == 0) return std::nullopt;
-  cost::StepBatch batch;
-  batch.decode_totals = cost::DecodeTotals{ff_.num_seqs, ff_.context_tokens};
-  batch.num_sampling = ff_.num_seqs;
-  batch.num_padding_tokens = ff_.padding_tokens;
-  const TimeNs compute_ns = cost_model_->step_time(batch);
-  KVSIM_ASSERT(compute_ns >= 0, "step times are non-negative");
-  const TimeNs step_ns = std::max<TimeNs>(1, compute_ns);
+  const std::int64_t k = ff_.steps;
+  const TimeNs step_ns = k == 0
+                             ? ff_.first_step_ns
+                             : decode_step_ns(ff_.num_seqs, ff_.context_tokens, ff_.padding_tokens);
   const TimeNs start = now_;
   KVSIM_ASSERT(horizon >= start, "the horizon is not in the past");
   if (step_ns >= horizon - start) return std::nullopt;  // its end would not come first
 
   // The requests this step grows through the allocator, in the scheduler's (running) order; the
   // run ends before the step unless the allocator promises every one of them.
-  const std::int64_t k = ff_.steps;
   pop_due(FastForward::kGrow, k);
   if (!ff_.due.empty() &&
       allocator_->sure_tail_grows() < static_cast<std::int64_t>(ff_.due.size())) {
@@ -190,7 +211,11 @@ std::optional<TimeNs> Replica::advance_decode_step(TimeNs horizon) {
   const TimeNs end = start + step_ns;
   advance_to(end);
   now_ = end;
-  m.on_token_gaps(step_ns, ff_.num_seqs);
+  if (k == 0) {
+    for (const auto& [last, count] : ff_.first_gaps) m.on_token_gaps(end - last, count);
+  } else {
+    m.on_token_gaps(step_ns, ff_.num_seqs);
+  }
   ff_.context_tokens += ff_.num_seqs;
   --ff_.steps_left;
   ++ff_.steps;

@@ -116,20 +116,18 @@ class Replica {
   // each exactly as start_step + finish_step would apply it. Call begin_fast_forward when idle,
   // right after the step that ended at `now`; it says whether the next steps qualify: a
   // vllm, chunked-prefill or vllm-v1 engine without a pipeline, nothing waiting, swapped or
-  // swapping in, every running request decoding, holding room for exactly what it computed and
-  // having produced its token at `now`, all of them within the token budget, and a cost model
-  // that prices decode totals. Then each advance_decode_step runs the next step if it ends
-  // before `horizon` (when nothing else may happen), and returns its end; nullopt ends the run,
-  // and end_fast_forward brings every running request up to date (its next step is then an
-  // ordinary start_step). A request whose token goes past its in-place room grows through the
-  // allocator in the step that needs it, as the scheduler would, when the allocator promises
-  // that such grows succeed (the run ends before a step whose grows it cannot promise). A
-  // request that produces its last token finishes in its step, as finish_step would finish it,
-  // when `finishes` (the sink then schedules nothing at its end: no client waits to send);
-  // otherwise the run ends before that step. O(log running) per step, per grow and per finish;
-  // O(running) at the beginning and the end. begin_fast_forward declines at once (no scan of the
-  // running requests) when a step as long as the one that just ended would not end before
-  // `horizon`: a guess that only ever skips a run.
+  // swapping in, every running request decoding and holding room for exactly what it computed,
+  // all of them within the token budget, and a cost model that prices decode totals. Then each
+  // advance_decode_step runs the next step if it ends before `horizon` (when nothing else may
+  // happen), and returns its end; nullopt ends the run, and end_fast_forward brings every running
+  // request up to date (its next step is then an ordinary start_step). A request whose token goes
+  // past its in-place room grows through the allocator in the step that needs it, as the scheduler
+  // would, when the allocator promises that such grows succeed (the run ends before a step whose
+  // grows it cannot promise). A request that produces its last token finishes in its step, as
+  // finish_step would finish it, when `finishes` (the sink then schedules nothing at its end: no
+  // client waits to send); otherwise the run ends before that step. O(1) per step and per grow,
+  // O(log running) per finish; O(running) at the beginning and the end. begin_fast_forward
+  // declines, with nothing set up, when the run's first step would not end before `horizon`.
   bool begin_fast_forward(TimeNs now, TimeNs horizon, bool finishes);
   std::optional<TimeNs> advance_decode_step(TimeNs horizon);
   void end_fast_forward();
@@ -296,6 +294,7 @@ class Replica {
     std::int64_t padding_tokens = 0;        // CUDA-graph rows of a step of num_seqs tokens
     std::int64_t steps_left = 0;            // steps before the first that must be ordinary
     std::int64_t steps = 0;                 // steps advanced so far
+    TimeNs first_step_ns = 0;               // step 0's time (priced by begin_fast_forward)
     memory::ByteAccounting from_allocator;  // the allocator's, as of its last call
     // The requests' events as a min-heap of (step, kind, pos): kGrow, the step whose scheduling
     // grows the request through the allocator (only when the allocator promises such grows,
@@ -312,10 +311,13 @@ class Replica {
     // be: a block's slots): ring[step & ring_mask] holds the requests that grow at `step`.
     std::vector<std::vector<std::uint32_t>> ring;
     std::uint64_t ring_mask = 0;
-    std::vector<std::uint32_t> due;        // this step's grows or finishes, in running order
-    std::vector<RequestPool::Slot> slots;  // per pos
-    std::vector<std::int64_t> synced;      // per pos: the step its fields are as of
+    std::vector<std::uint32_t> due;  // this step's grows or finishes, in running order
+    std::vector<std::pair<TimeNs, std::int64_t>> first_gaps;  // (previous token, requests)
+    std::vector<RequestPool::Slot> slots;                     // per pos
+    std::vector<std::int64_t> synced;  // per pos: the step its fields are as of
   };
+  // The time of a pure-decode step of n requests holding `context` tokens (totals).
+  TimeNs decode_step_ns(std::int64_t n, std::int64_t context, std::int64_t padding) const;
   // CUDA-graph rows a step of n decode tokens adds (0 without graphs).
   std::int64_t padding_rows(std::int64_t n) const;
   // Brings request `pos`'s counters to the start of fast-forward step `step`.
