@@ -15,27 +15,15 @@ BlockPool::BlockPool(std::int64_t num_blocks, int num_groups)
   for (std::int64_t b = num_blocks - 1; b >= 0; --b) free_list_.push_back(static_cast<BlockId>(b));
 }
 
-BlockId BlockPool::allocate(int group) {
-  KVSIM_ASSERT(num_free() > 0, "allocate from an empty pool");
-  BlockId b;
-  if (!free_list_.empty()) {
-    b = free_list_.back();
-    free_list_.pop_back();
-  } else {
-    b = lru_oldest_;
-    lru_unlink(b);
-    Block& victim = blocks_[static_cast<std::size_t>(b)];
-    cache_[static_cast<std::size_t>(victim.group)].erase(victim.hash);
-    if (offload_tier_ != nullptr) offload_tier_->store(victim.hash);
-    victim.hashed = false;
-    victim.hash = 0;
-    ++evictions_;
-  }
-  Block& block = blocks_[static_cast<std::size_t>(b)];
-  block.ref = 1;
-  block.fill = 0;
-  block.group = group;
-  ++in_use_[static_cast<std::size_t>(group)];
+BlockId BlockPool::evict_oldest() {
+  const BlockId b = lru_oldest_;
+  lru_unlink(b);
+  Block& victim = blocks_[static_cast<std::size_t>(b)];
+  cache_[static_cast<std::size_t>(victim.group)].erase(victim.hash);
+  if (offload_tier_ != nullptr) offload_tier_->store(victim.hash);
+  victim.hashed = false;
+  victim.hash = 0;
+  ++evictions_;
   return b;
 }
 
@@ -55,28 +43,6 @@ void BlockPool::add_ref(BlockId b) {
     ++shared_blocks_;
   }
   ++block.ref;
-}
-
-void BlockPool::release(BlockId b) {
-  Block& block = blocks_[static_cast<std::size_t>(b)];
-  KVSIM_ASSERT(block.ref > 0, "release of a block nobody holds (double free)");
-  --block.ref;
-  if (block.ref == 1) --shared_blocks_;
-  if (block.ref > 0) return;
-  --in_use_[static_cast<std::size_t>(block.group)];
-  filled_in_use_[static_cast<std::size_t>(block.group)] -= block.fill;
-  if (block.hashed) {
-    lru_push_young(b);
-  } else {
-    free_list_.push_back(b);
-  }
-}
-
-void BlockPool::set_fill(BlockId b, std::int32_t fill) {
-  Block& block = blocks_[static_cast<std::size_t>(b)];
-  KVSIM_ASSERT(block.ref > 0, "fill of a block not in use");
-  filled_in_use_[static_cast<std::size_t>(block.group)] += fill - block.fill;
-  block.fill = fill;
 }
 
 BlockId BlockPool::lookup(int group, std::uint64_t hash) const {

@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/assert.h"
 #include "memory/cpu_tier.h"
 
 namespace kvsim::memory {
@@ -85,6 +86,8 @@ class BlockPool {
     BlockId lru_next = kNoBlock;  // towards the youngest
   };
 
+  // Takes the LRU's oldest block out of the cache (allocate() with no plain free block).
+  BlockId evict_oldest();
   void lru_push_young(BlockId b);
   void lru_unlink(BlockId b);
   void enter_use(BlockId b);
@@ -101,5 +104,45 @@ class BlockPool {
   CpuTier* offload_tier_ = nullptr;
   std::vector<std::unordered_map<std::uint64_t, BlockId>> cache_;  // per group
 };
+
+// The hot paths, inline: every block of every sequence passes through them.
+inline BlockId BlockPool::allocate(int group) {
+  KVSIM_ASSERT(num_free() > 0, "allocate from an empty pool");
+  BlockId b;
+  if (!free_list_.empty()) {
+    b = free_list_.back();
+    free_list_.pop_back();
+  } else {
+    b = evict_oldest();
+  }
+  Block& block = blocks_[static_cast<std::size_t>(b)];
+  block.ref = 1;
+  block.fill = 0;
+  block.group = group;
+  ++in_use_[static_cast<std::size_t>(group)];
+  return b;
+}
+
+inline void BlockPool::release(BlockId b) {
+  Block& block = blocks_[static_cast<std::size_t>(b)];
+  KVSIM_ASSERT(block.ref > 0, "release of a block nobody holds (double free)");
+  --block.ref;
+  if (block.ref == 1) --shared_blocks_;
+  if (block.ref > 0) return;
+  --in_use_[static_cast<std::size_t>(block.group)];
+  filled_in_use_[static_cast<std::size_t>(block.group)] -= block.fill;
+  if (block.hashed) {
+    lru_push_young(b);
+  } else {
+    free_list_.push_back(b);
+  }
+}
+
+inline void BlockPool::set_fill(BlockId b, std::int32_t fill) {
+  Block& block = blocks_[static_cast<std::size_t>(b)];
+  KVSIM_ASSERT(block.ref > 0, "fill of a block not in use");
+  filled_in_use_[static_cast<std::size_t>(block.group)] += fill - block.fill;
+  block.fill = fill;
+}
 
 }  // namespace kvsim::memory
