@@ -229,8 +229,10 @@ std::string kv_table_title(const KvReport& r) {
   if (r.stage) {
     title += "\npipeline stage " + n(r.stage->index) + " of " + n(r.pipeline_parallel_size) +
              " (layers " + n(r.stage->first_layer) + "-" + n(r.stage->end_layer - 1) +
-             "), the stage whose GPUs hold the fewest KV blocks: every figure below is for this "
-             "stage's layers";
+             (r.hardware ? "), the stage whose GPUs hold the fewest KV blocks"
+                         : "), the first stage with the most layers (no --gpu: no blocks to "
+                           "compare)") +
+             ": every figure below is for this stage's layers";
   }
   return title;
 }
