@@ -68,7 +68,7 @@ Aggregates aggregate(const StepBatch& batch, std::int64_t window) {
 // Prefill attention of one layer group (× n layers). Chunks covered by the measured table are
 // timed individually; the rest as one kernel.
 void prefill_attention(const Plan& P, OpAcc* acc, const LayerGroup& grp, const Aggregates& g,
-                       const StepBatch& batch, double n) {
+                       const StepBatch& batch, double n, bool time_only) {
   const int wi = grp.window > 0 ? 1 : 0;
   double q = g.prefill_tokens, pairs = g.pre_pairs[wi], keys = g.pre_keys[wi];
   if (grp.prefill_table && !grp.mla) {
@@ -83,7 +83,7 @@ void prefill_attention(const Plan& P, OpAcc* acc, const LayerGroup& grp, const A
             static_cast<double>(keys_read(ch.num_tokens, ch.num_cached_tokens, 0));
         const Work w = attention_work(grp.prefill_geom, static_cast<double>(ch.num_tokens),
                                       chunk_pairs, chunk_keys, static_cast<double>(ch.num_tokens));
-        P.add(acc, kAttnPrefill, OpClass::kAttnPrefill, w, n, t);
+        P.add(acc, kAttnPrefill, OpClass::kAttnPrefill, w, n, t, 0.0, time_only);
         q -= static_cast<double>(ch.num_tokens);
         pairs -= chunk_pairs;
         keys -= chunk_keys;
@@ -93,19 +93,19 @@ void prefill_attention(const Plan& P, OpAcc* acc, const LayerGroup& grp, const A
   if (q > 0) {
     // MLA prefill reads the decompressed keys (kv_read_bytes) and writes latents.
     const Work w = attention_work(grp.prefill_geom, q, pairs, keys, q);
-    P.add(acc, kAttnPrefill, OpClass::kAttnPrefill, w, n, -1.0);
+    P.add(acc, kAttnPrefill, OpClass::kAttnPrefill, w, n, -1.0, 0.0, time_only);
   }
 }
 
 void decode_attention(const Plan& P, OpAcc* acc, const LayerGroup& grp, const Aggregates& g,
-                      double n) {
+                      double n, bool time_only) {
   const int wi = grp.window > 0 ? 1 : 0;
   const Work w =
       attention_work(grp.decode_geom, g.decodes, g.dec_keys[wi], g.dec_keys[wi], g.decodes);
   const double t = grp.decode_table
                        ? grp.decode_table->lookup(g.decodes, g.decode_context_sum / g.decodes)
                        : -1.0;
-  P.add(acc, kAttnDecode, OpClass::kAttnDecode, w, n, t);
+  P.add(acc, kAttnDecode, OpClass::kAttnDecode, w, n, t, 0.0, time_only);
 }
 
 // Routed experts: the weights of this GPU's experts that the MoE tokens touch (each token picks
@@ -146,8 +146,10 @@ void layer_group(const Plan& P, OpAcc* acc, const LayerGroup& grp, const Aggrega
     for (const GemmTemplate& t : grp.gemms) P.gemm(acc, t, g, n);
   }
   if (grp.attention && pass != Pass::kTokens) {
-    if (g.prefill_tokens > 0) prefill_attention(P, acc, grp, g, batch, n);
-    if (g.decodes > 0) decode_attention(P, acc, grp, g, n);
+    // The memo's attention pass reads only times: a measured kernel's needs no roofline.
+    const bool time_only = pass == Pass::kAttention;
+    if (g.prefill_tokens > 0) prefill_attention(P, acc, grp, g, batch, n, time_only);
+    if (g.decodes > 0) decode_attention(P, acc, grp, g, n, time_only);
   }
   if (!tokens) return;
   if (grp.moe) routed_experts(P, acc, grp.moe_t, g, n);

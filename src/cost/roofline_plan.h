@@ -163,9 +163,14 @@ struct RooflineCostModel::Plan {
   // The same total as run(), bit for bit, with the token-shaped ops' times memoized (memo_tokens).
   double seconds(const StepBatch& batch) const;
 
-  // `peak_flops` > 0 replaces the class's peak and efficiencies (quantized GEMMs).
+  // `peak_flops` > 0 replaces the class's peak and efficiencies (quantized GEMMs). `time_only`:
+  // only acc[op].time_s is wanted (a measured kernel then skips the roofline).
   void add(OpAcc* acc, OpId op, OpClass cls_id, const Work& work, double multiplicity,
-           double table_time_s, double peak_flops = 0) const {
+           double table_time_s, double peak_flops = 0, bool time_only = false) const {
+    if (time_only && table_time_s > 0) {
+      acc[op].time_s += table_time_s * multiplicity;
+      return;
+    }
     const KernelTime kt =
         roofline_time(peak_flops > 0 ? quant_gemm_cls : cls[static_cast<int>(cls_id)],
                       peak_flops > 0 ? peak_flops : roof[static_cast<int>(cls_id)].peak_flops,

@@ -69,7 +69,6 @@ bool Replica::begin_fast_forward(TimeNs now, TimeNs horizon, bool finishes) {
   ff_.steps_left = steps;
   ff_.steps = 0;
   ff_.from_allocator = allocator_->byte_accounting(nullptr);  // nothing waits: no head
-  ff_.events.clear();
   // The first step's inter-token gaps, by runs of equal previous-token times in running order
   // (finish_step notes them so): after a prefill-only step the decoding requests' last tokens
   // are one step older than the new requests' first.
@@ -83,29 +82,30 @@ bool Replica::begin_fast_forward(TimeNs now, TimeNs horizon, bool finishes) {
   }
   ff_.slots.assign(running_.begin(), running_.end());
   ff_.synced.assign(static_cast<std::size_t>(n), 0);
-  if (grows) {
-    // A grow is at most a block's slots ahead: the in-place room ends within the tail block.
-    std::int64_t ahead = options_.block_size + 1;
-    for (const RequestPool::Slot slot : running_) {
-      const Request& r = request(slot);
-      ahead = std::max(ahead, r.kv_in_place_end - r.computed + 1);
-    }
-    const std::size_t size = std::bit_ceil(static_cast<std::size_t>(ahead));
-    if (ff_.ring.size() != size) ff_.ring.resize(size);
-    for (auto& bucket : ff_.ring) bucket.clear();
-    ff_.ring_mask = size - 1;
+  // A grow is at most a block's slots ahead: the in-place room ends within the tail block.
+  std::int64_t ahead = options_.block_size + 1;
+  for (const RequestPool::Slot slot : running_) {
+    const Request& r = request(slot);
+    ahead = std::max(ahead, r.kv_in_place_end - r.computed + 1);
   }
+  const std::size_t size =
+      std::bit_ceil(std::max(FastForward::kMinRing, static_cast<std::size_t>(ahead)));
+  ff_.grows.resize(size);
+  ff_.finishes.resize(size);
+  for (std::size_t i = 0; i < size; ++i) {
+    ff_.grows[i].clear();
+    ff_.finishes[i].clear();
+  }
+  ff_.far.clear();
+  ff_.mask = size - 1;
   for (std::uint32_t pos = 0; pos < static_cast<std::uint32_t>(n); ++pos) {
     const Request& r = request(ff_.slots[pos]);
     // The first step whose token does not fit in the room held in place; the step of the last.
     const std::int64_t grow = r.kv_in_place_end - r.computed;
     const std::int64_t last = r.output_tokens - r.generated - 1;
-    if (grows && grow <= last && grow < steps) push_grow(grow, pos);
-    if (finishes && last < steps) {
-      ff_.events.push_back(FastForward::key(last, FastForward::kFinish, pos));
-    }
+    if (grows && grow <= last && grow < steps) push_event(FastForward::kGrow, grow, pos);
+    if (finishes && last < steps) push_event(FastForward::kFinish, last, pos);
   }
-  std::make_heap(ff_.events.begin(), ff_.events.end(), std::greater<>());
   now_ = now;
   return true;
 }
@@ -137,27 +137,32 @@ void Replica::sync_fast_forward(std::uint32_t pos, std::int64_t step) {
   ff_.synced[pos] = step;
 }
 
-void Replica::push_grow(std::int64_t step, std::uint32_t pos) {
-  ff_.ring[static_cast<std::uint64_t>(step) & ff_.ring_mask].push_back(pos);
+void Replica::push_event(FastForward::Kind kind, std::int64_t step, std::uint32_t pos) {
+  const auto ring_size = static_cast<std::int64_t>(ff_.mask + 1);
+  if (kind == FastForward::kFinish && step - ff_.steps >= ring_size) {
+    ff_.far.emplace_back(step, pos);
+    return;
+  }
+  KVSIM_ASSERT(step - ff_.steps < ring_size, "a grow is less than the ring ahead");
+  auto& ring = kind == FastForward::kGrow ? ff_.grows : ff_.finishes;
+  ring[static_cast<std::uint64_t>(step) & ff_.mask].push_back(pos);
 }
 
 void Replica::pop_due(FastForward::Kind kind, std::int64_t step) {
   ff_.due.clear();
-  if (kind == FastForward::kGrow) {
-    if (ff_.ring.empty()) return;
-    auto& bucket = ff_.ring[static_cast<std::uint64_t>(step) & ff_.ring_mask];
-    ff_.due.swap(bucket);
-    if (ff_.due.size() > 1) std::sort(ff_.due.begin(), ff_.due.end());
+  auto& ring = kind == FastForward::kGrow ? ff_.grows : ff_.finishes;
+  ff_.due.swap(ring[static_cast<std::uint64_t>(step) & ff_.mask]);
+  if (ff_.due.size() > 1) std::sort(ff_.due.begin(), ff_.due.end());
+  if (kind != FastForward::kFinish || ((static_cast<std::uint64_t>(step) + 1) & ff_.mask) != 0) {
     return;
   }
-  const std::uint64_t first = FastForward::key(step, kind, 0);
-  const std::uint64_t end = first + (std::uint64_t{1} << 31);
-  while (!ff_.events.empty() && ff_.events.front() < end) {
-    KVSIM_ASSERT(ff_.events.front() >= first, "fast-forward events are taken in order");
-    std::pop_heap(ff_.events.begin(), ff_.events.end(), std::greater<>());
-    ff_.due.push_back(static_cast<std::uint32_t>(ff_.events.back() & 0x7fffffffU));
-    ff_.events.pop_back();
-  }
+  // The ring's steps are all taken: the far finishes of the next ring's worth of steps enter it.
+  const std::int64_t next_end = step + 1 + static_cast<std::int64_t>(ff_.mask + 1);
+  std::erase_if(ff_.far, [&](const std::pair<std::int64_t, std::uint32_t>& e) {
+    if (e.first >= next_end) return false;
+    ff_.finishes[static_cast<std::uint64_t>(e.first) & ff_.mask].push_back(e.second);
+    return true;
+  });
 }
 
 std::optional<TimeNs> Replica::advance_decode_step(TimeNs horizon) {
@@ -192,9 +197,7 @@ std::optional<TimeNs> Replica::advance_decode_step(TimeNs horizon) {
     const Request& r = request(slot);
     const std::int64_t next = k + r.kv_in_place_end - r.computed;
     if (next <= k + r.output_tokens - r.generated - 1 && next < ff_.steps_left + k) {
-      KVSIM_ASSERT(next - k < static_cast<std::int64_t>(ff_.ring.size()),
-                   "a grow is less than the ring ahead");
-      push_grow(next, pos);
+      push_event(FastForward::kGrow, next, pos);
     }
   }
   if (!ff_.due.empty()) ff_.from_allocator = allocator_->byte_accounting(nullptr);

@@ -296,21 +296,18 @@ class Replica {
     std::int64_t steps = 0;                 // steps advanced so far
     TimeNs first_step_ns = 0;               // step 0's time (priced by begin_fast_forward)
     memory::ByteAccounting from_allocator;  // the allocator's, as of its last call
-    // The requests' events as a min-heap of (step, kind, pos): kGrow, the step whose scheduling
-    // grows the request through the allocator (only when the allocator promises such grows,
-    // Allocator::sure_tail_grows; otherwise steps_left stops at the first), and kFinish, the
-    // step producing its last token (only with `finishes`; otherwise steps_left stops there).
+    // The requests' events, in rings of buckets by step modulo the ring size R (a power of two
+    // above how far ahead any grow can be, a block's slots, and at least kMinRing): grows[step &
+    // mask] holds the requests whose scheduling grows them through the allocator at `step` (only
+    // when the allocator promises such grows, Allocator::sure_tail_grows; otherwise steps_left
+    // stops at the first), finishes[step & mask] those producing their last token at `step`
+    // (only with `finishes`; otherwise steps_left stops there). Finishes R or more steps ahead
+    // wait in `far` and enter their ring every R steps.
     enum Kind : std::uint8_t { kGrow = 0, kFinish = 1 };
-    // One event as one ordered key: step (high 32 bits), kind (bit 31), pos (low 31 bits).
-    static std::uint64_t key(std::int64_t step, Kind kind, std::uint32_t pos) {
-      return (static_cast<std::uint64_t>(step) << 32) | (static_cast<std::uint64_t>(kind) << 31) |
-             pos;
-    }
-    std::vector<std::uint64_t> events;  // kFinish only (a min-heap)
-    // kGrow events by step modulo ring.size() (a power of two above how far ahead any grow can
-    // be: a block's slots): ring[step & ring_mask] holds the requests that grow at `step`.
-    std::vector<std::vector<std::uint32_t>> ring;
-    std::uint64_t ring_mask = 0;
+    static constexpr std::size_t kMinRing = 64;
+    std::vector<std::vector<std::uint32_t>> grows, finishes;
+    std::vector<std::pair<std::int64_t, std::uint32_t>> far;  // (step, pos)
+    std::uint64_t mask = 0;
     std::vector<std::uint32_t> due;  // this step's grows or finishes, in running order
     std::vector<std::pair<TimeNs, std::int64_t>> first_gaps;  // (previous token, requests)
     std::vector<RequestPool::Slot> slots;                     // per pos
@@ -324,8 +321,9 @@ class Replica {
   void sync_fast_forward(std::uint32_t pos, std::int64_t step);
   // Moves the events of `kind` at step `step` into ff_.due (running order).
   void pop_due(FastForward::Kind kind, std::int64_t step);
-  // Schedules request `pos` to grow at step `step` (< ring.size() steps ahead).
-  void push_grow(std::int64_t step, std::uint32_t pos);
+  // Schedules request `pos`'s event of `kind` at step `step` (finishes: any step ahead; grows:
+  // fewer than the ring's size).
+  void push_event(FastForward::Kind kind, std::int64_t step, std::uint32_t pos);
   // Finishes the requests in ff_.due, which produced their last token at now_.
   void finish_due();
   FastForward ff_;
