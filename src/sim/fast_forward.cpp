@@ -62,6 +62,8 @@ bool Replica::begin_fast_forward(TimeNs now, TimeNs horizon, bool finishes) {
   const TimeNs first_ns = decode_step_ns(n, context, padding);
   if (first_ns >= horizon - now) return false;
   ff_.active = true;
+  ff_.launch = false;
+  ff_.in_flight = false;
   ff_.num_seqs = n;
   ff_.context_tokens = context;
   ff_.padding_tokens = padding;
@@ -165,8 +167,9 @@ void Replica::pop_due(FastForward::Kind kind, std::int64_t step) {
   });
 }
 
-std::optional<TimeNs> Replica::advance_decode_step(TimeNs horizon) {
-  KVSIM_ASSERT(ff_.active, "a fast-forward run is in progress");
+std::optional<TimeNs> Replica::advance_decode_step(TimeNs horizon, TimeNs straddle_limit) {
+  KVSIM_ASSERT(ff_.active && !ff_.in_flight, "a fast-forward run is in progress");
+  ff_.launch = false;
   if (ff_.steps_left == 0 || ff_.num_seqs == 0) return std::nullopt;
   const std::int64_t k = ff_.steps;
   const TimeNs step_ns = k == 0
@@ -174,19 +177,32 @@ std::optional<TimeNs> Replica::advance_decode_step(TimeNs horizon) {
                              : decode_step_ns(ff_.num_seqs, ff_.context_tokens, ff_.padding_tokens);
   const TimeNs start = now_;
   KVSIM_ASSERT(horizon >= start, "the horizon is not in the past");
-  if (step_ns >= horizon - start) return std::nullopt;  // its end would not come first
+  if (step_ns >= horizon - start) {
+    // Its end would not come first: an ordinary step, unless it may run in flight (launch).
+    ff_.launch = step_ns < straddle_limit - start;
+    ff_.launch_ns = step_ns;
+    return std::nullopt;
+  }
+  if (!start_decode_step()) return std::nullopt;
+  finish_decode_step(step_ns);
+  return now_;
+}
 
+bool Replica::start_decode_step() {
   // The requests this step grows through the allocator, in the scheduler's (running) order; the
   // run ends before the step unless the allocator promises every one of them.
+  const std::int64_t k = ff_.steps;
   pop_due(FastForward::kGrow, k);
   if (!ff_.due.empty() &&
       allocator_->sure_tail_grows() < static_cast<std::int64_t>(ff_.due.size())) {
-    return std::nullopt;  // an ordinary step grows them (or preempts)
+    return false;  // an ordinary step grows them (or preempts)
   }
 
   // start_step: the scheduler grows every request by one token, in place or (due) for real.
+  const TimeNs start = now_;
   advance_to(start);
   step_start_ns_ = start;
+  step_swap_out_ns_ = 0;
   link_free_ns_ = std::max(link_free_ns_, start);
   for (const std::uint32_t pos : ff_.due) {
     sync_fast_forward(pos, k);
@@ -208,12 +224,17 @@ std::optional<TimeNs> Replica::advance_decode_step(TimeNs horizon) {
   ++m.num_steps;
   m.num_sequence_steps += ff_.num_seqs;
   m.num_step_tokens += ff_.num_seqs;
+  return true;
+}
 
+void Replica::finish_decode_step(TimeNs step_ns) {
   // finish_step: every request produces a token, step_ns after its previous one; those whose
   // last token it is finish.
-  const TimeNs end = start + step_ns;
+  const std::int64_t k = ff_.steps;
+  const TimeNs end = step_start_ns_ + step_ns;
   advance_to(end);
   now_ = end;
+  Metrics& m = *ctx_.metrics;
   if (k == 0) {
     for (const auto& [last, count] : ff_.first_gaps) m.on_token_gaps(end - last, count);
   } else {
@@ -224,7 +245,27 @@ std::optional<TimeNs> Replica::advance_decode_step(TimeNs horizon) {
   ++ff_.steps;
   pop_due(FastForward::kFinish, k);
   if (!ff_.due.empty()) finish_due();
-  return end;
+}
+
+std::optional<TimeNs> Replica::launch_in_flight(TimeNs now) {
+  KVSIM_ASSERT(ff_.active && ff_.launch && now == now_, "a launch follows its run at once");
+  ff_.launch = false;
+  if (!start_decode_step()) {
+    end_fast_forward();
+    return std::nullopt;  // the caller runs an ordinary step
+  }
+  ff_.in_flight = true;
+  busy_ = true;
+  return now + ff_.launch_ns;
+}
+
+void Replica::land_in_flight(TimeNs now) {
+  KVSIM_ASSERT(ff_.active && ff_.in_flight && busy_ && now == step_start_ns_ + ff_.launch_ns,
+               "the step in flight ends now");
+  busy_ = false;
+  ff_.in_flight = false;
+  finish_decode_step(ff_.launch_ns);
+  end_fast_forward();
 }
 
 void Replica::finish_due() {

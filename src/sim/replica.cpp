@@ -162,6 +162,9 @@ void Replica::reject_waiting_head(RejectReason reason) {
 
 std::optional<TimeNs> Replica::start_step(TimeNs now) {
   KVSIM_ASSERT(!busy_, "one step at a time");
+  if (launch_pending()) {
+    if (const std::optional<TimeNs> end = launch_in_flight(now)) return end;
+  }
   advance_to(now);
   now_ = now;
   plan_.clear();
@@ -224,6 +227,7 @@ std::optional<TimeNs> Replica::start_step(TimeNs now) {
 
 void Replica::finish_step(TimeNs now) {
   KVSIM_ASSERT(busy_, "a step is in flight");
+  if (ff_.in_flight) return land_in_flight(now);
   advance_to(now);
   now_ = now;
   busy_ = false;

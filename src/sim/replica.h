@@ -129,7 +129,12 @@ class Replica {
   // O(log running) per finish; O(running) at the beginning and the end. begin_fast_forward
   // declines, with nothing set up, when the run's first step would not end before `horizon`.
   bool begin_fast_forward(TimeNs now, TimeNs horizon, bool finishes);
-  std::optional<TimeNs> advance_decode_step(TimeNs horizon);
+  // `straddle_limit`: when the next step would end at or after `horizon` but before this, the
+  // run stays open (launch_pending) and the replica's next start_step runs that step in flight:
+  // its start applied then, its end an ordinary step-end event (finish_step lands it), exactly as
+  // an ordinary step's, with events between them seeing the state an ordinary step leaves.
+  std::optional<TimeNs> advance_decode_step(TimeNs horizon, TimeNs straddle_limit);
+  bool launch_pending() const { return ff_.active && ff_.launch; }
   void end_fast_forward();
   // Closes the memory integrals at the end of the run (`now` >= every earlier time).
   void finish(TimeNs now);
@@ -289,12 +294,15 @@ class Replica {
   // their own fields lag, by `steps - synced[pos]`; the totals here are current.
   struct FastForward {
     bool active = false;
-    std::int64_t num_seqs = 0;              // running, every one decoding
-    std::int64_t context_tokens = 0;        // Σ computed over running, now
-    std::int64_t padding_tokens = 0;        // CUDA-graph rows of a step of num_seqs tokens
-    std::int64_t steps_left = 0;            // steps before the first that must be ordinary
-    std::int64_t steps = 0;                 // steps advanced so far
-    TimeNs first_step_ns = 0;               // step 0's time (priced by begin_fast_forward)
+    std::int64_t num_seqs = 0;        // running, every one decoding
+    std::int64_t context_tokens = 0;  // Σ computed over running, now
+    std::int64_t padding_tokens = 0;  // CUDA-graph rows of a step of num_seqs tokens
+    std::int64_t steps_left = 0;      // steps before the first that must be ordinary
+    std::int64_t steps = 0;           // steps advanced so far
+    TimeNs first_step_ns = 0;         // step 0's time (priced by begin_fast_forward)
+    bool launch = false;              // the next step is to run in flight (advance_decode_step)
+    bool in_flight = false;           // it runs: its end is an event
+    TimeNs launch_ns = 0;             // its time
     memory::ByteAccounting from_allocator;  // the allocator's, as of its last call
     // The requests' events, in rings of buckets by step modulo the ring size R (a power of two
     // above how far ahead any grow can be, a block's slots, and at least kMinRing): grows[step &
@@ -313,6 +321,12 @@ class Replica {
     std::vector<RequestPool::Slot> slots;                     // per pos
     std::vector<std::int64_t> synced;  // per pos: the step its fields are as of
   };
+  // A fast-forward step's start (false, nothing done, when its grows are not promised) and end.
+  bool start_decode_step();
+  void finish_decode_step(TimeNs step_ns);
+  // start_step / finish_step of the step a run left to run in flight (advance_decode_step).
+  std::optional<TimeNs> launch_in_flight(TimeNs now);
+  void land_in_flight(TimeNs now);
   // The time of a pure-decode step of n requests holding `context` tokens (totals).
   TimeNs decode_step_ns(std::int64_t n, std::int64_t context, std::int64_t padding) const;
   // CUDA-graph rows a step of n decode tokens adds (0 without graphs).

@@ -511,12 +511,15 @@ void Simulator::fast_forward(std::uint32_t replica, TimeNs limit, TimeNs& now) {
   // A request that finishes in the run schedules nothing unless a client waits to send.
   if (!rep.begin_fast_forward(now, horizon, !held_by_client_)) return;
   std::uint64_t elided = 0;
-  while (const std::optional<TimeNs> end = rep.advance_decode_step(horizon)) {
+  // A step that would end after the horizon may still run in flight (its end an ordinary
+  // event) when it ends before the next timeline sample and within the limit.
+  const TimeNs straddle_limit = std::min(timeline_.next_sample(), after_limit);
+  while (const std::optional<TimeNs> end = rep.advance_decode_step(horizon, straddle_limit)) {
     count_batch(now);  // the instant the step started at is done
     now = *end;
     ++elided;
   }
-  rep.end_fast_forward();
+  if (!rep.launch_pending()) rep.end_fast_forward();  // else start_steps launches its next step
   now_ = now;
   events_.count_elided(elided);  // the step ends not pushed
 }
