@@ -25,7 +25,6 @@
 
 #include "common/assert.h"
 #include "sim/replica.h"
-#include "sim/scheduler.h"
 
 namespace kvsim::sim {
 
@@ -37,8 +36,7 @@ bool Replica::begin_fast_forward(TimeNs now, TimeNs horizon, bool finishes) {
   // A prefill-only replica (disaggregated serving) hands requests off after their first token.
   if (!policy || pipeline_ != nullptr || busy_ || prefill_only_ || running_.empty() ||
       !waiting_.empty() || !swapped_.empty() || !swapping_in_.empty() || !held_.empty() ||
-      !transferring_.empty() || !cost_model_->prices_decode_totals() ||
-      scheduler_->keeps_finished()) {
+      !transferring_.empty() || !cost_model_->prices_decode_totals()) {
     return false;
   }
   const auto n = static_cast<std::int64_t>(running_.size());
@@ -48,6 +46,12 @@ bool Replica::begin_fast_forward(TimeNs now, TimeNs horizon, bool finishes) {
   const bool grows = allocator_->sure_tail_grows() > 0;
   std::int64_t steps = std::numeric_limits<std::int64_t>::max();
   std::int64_t context = 0;
+  // A grow is at most a block's slots ahead: the in-place room ends within the tail block.
+  std::int64_t ahead = options_.block_size + 1;
+  // The first step's inter-token gaps, by runs of equal previous-token times in running order
+  // (finish_step notes them so): after a prefill-only step the decoding requests' last tokens
+  // are one step older than the new requests' first.
+  ff_.first_gaps.clear();
   for (const RequestPool::Slot slot : running_) {
     const Request& r = request(slot);
     if (r.state != RequestState::kDecode || r.kv_tokens != r.computed) return false;
@@ -56,6 +60,11 @@ bool Replica::begin_fast_forward(TimeNs now, TimeNs horizon, bool finishes) {
     if (!grows) steps = std::min(steps, r.kv_in_place_end - r.computed);
     if (steps <= 0) return false;
     context += r.computed;
+    ahead = std::max(ahead, r.kv_in_place_end - r.computed + 1);
+    if (ff_.first_gaps.empty() || ff_.first_gaps.back().first != r.last_token_ns) {
+      ff_.first_gaps.emplace_back(r.last_token_ns, 0);
+    }
+    ++ff_.first_gaps.back().second;
   }
   // Nothing is set up for a run whose first step would not end first.
   const std::int64_t padding = padding_rows(n);
@@ -71,25 +80,8 @@ bool Replica::begin_fast_forward(TimeNs now, TimeNs horizon, bool finishes) {
   ff_.steps_left = steps;
   ff_.steps = 0;
   ff_.from_allocator = allocator_->byte_accounting(nullptr);  // nothing waits: no head
-  // The first step's inter-token gaps, by runs of equal previous-token times in running order
-  // (finish_step notes them so): after a prefill-only step the decoding requests' last tokens
-  // are one step older than the new requests' first.
-  ff_.first_gaps.clear();
-  for (const RequestPool::Slot slot : running_) {
-    const TimeNs last = request(slot).last_token_ns;
-    if (ff_.first_gaps.empty() || ff_.first_gaps.back().first != last) {
-      ff_.first_gaps.emplace_back(last, 0);
-    }
-    ++ff_.first_gaps.back().second;
-  }
   ff_.slots.assign(running_.begin(), running_.end());
   ff_.synced.assign(static_cast<std::size_t>(n), 0);
-  // A grow is at most a block's slots ahead: the in-place room ends within the tail block.
-  std::int64_t ahead = options_.block_size + 1;
-  for (const RequestPool::Slot slot : running_) {
-    const Request& r = request(slot);
-    ahead = std::max(ahead, r.kv_in_place_end - r.computed + 1);
-  }
   const std::size_t size =
       std::bit_ceil(std::max(FastForward::kMinRing, static_cast<std::size_t>(ahead)));
   ff_.grows.resize(size);
@@ -120,13 +112,6 @@ TimeNs Replica::decode_step_ns(std::int64_t n, std::int64_t context, std::int64_
   const TimeNs compute_ns = cost_model_->step_time(batch);
   KVSIM_ASSERT(compute_ns >= 0, "step times are non-negative");
   return std::max<TimeNs>(1, compute_ns);  // as start_step: time always moves forward
-}
-
-std::int64_t Replica::padding_rows(std::int64_t n) const {
-  const SchedulerOptions& so = options_.scheduler;
-  if (so.cuda_graph_max_size <= 0) return 0;
-  return cuda_graph_padded_tokens(n, so.cuda_graph_max_size, effective_max_num_batched_tokens(so)) -
-         n;
 }
 
 void Replica::sync_fast_forward(std::uint32_t pos, std::int64_t step) {

@@ -194,13 +194,7 @@ std::optional<TimeNs> Replica::start_step(TimeNs now) {
   refresh_accounting();
   if (plan_.num_items() == 0) return std::nullopt;
 
-  const SchedulerOptions& so = options_.scheduler;
-  const std::int64_t padding =
-      so.cuda_graph_max_size > 0
-          ? cuda_graph_padded_tokens(plan_.num_tokens(), so.cuda_graph_max_size,
-                                     effective_max_num_batched_tokens(so)) -
-                plan_.num_tokens()
-          : 0;
+  const std::int64_t padding = padding_rows(plan_.num_tokens());
   const cost::StepBatch& batch = plan_.build_batch(
       [this](const StepItem& item) {
         return item.context_tokens + item.num_tokens == request(item.request).prefill_target;
@@ -223,6 +217,13 @@ std::optional<TimeNs> Replica::start_step(TimeNs now) {
   step_start_ns_ = now;
   step_swap_out_ns_ = swap_out_ns;
   return now + step_ns;
+}
+
+std::int64_t Replica::padding_rows(std::int64_t n) const {
+  const SchedulerOptions& so = options_.scheduler;
+  if (so.cuda_graph_max_size <= 0) return 0;
+  return cuda_graph_padded_tokens(n, so.cuda_graph_max_size, effective_max_num_batched_tokens(so)) -
+         n;
 }
 
 void Replica::finish_step(TimeNs now) {

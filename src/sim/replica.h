@@ -125,8 +125,8 @@ class Replica {
   // would, when the allocator promises that such grows succeed (the run ends before a step whose
   // grows it cannot promise). A request that produces its last token finishes in its step, as
   // finish_step would finish it, when `finishes` (the sink then schedules nothing at its end: no
-  // client waits to send); otherwise the run ends before that step. O(1) per step and per grow,
-  // O(log running) per finish; O(running) at the beginning and the end. begin_fast_forward
+  // client waits to send); otherwise the run ends before that step. O(1) per step, per grow and
+  // per finish; O(running) at the beginning and the end. begin_fast_forward
   // declines, with nothing set up, when the run's first step would not end before `horizon`.
   bool begin_fast_forward(TimeNs now, TimeNs horizon, bool finishes);
   // `straddle_limit`: when the next step would end at or after `horizon` but before this, the
@@ -329,7 +329,7 @@ class Replica {
   void land_in_flight(TimeNs now);
   // The time of a pure-decode step of n requests holding `context` tokens (totals).
   TimeNs decode_step_ns(std::int64_t n, std::int64_t context, std::int64_t padding) const;
-  // CUDA-graph rows a step of n decode tokens adds (0 without graphs).
+  // CUDA-graph rows a step of n tokens adds (0 without graphs).
   std::int64_t padding_rows(std::int64_t n) const;
   // Brings request `pos`'s counters to the start of fast-forward step `step`.
   void sync_fast_forward(std::uint32_t pos, std::int64_t step);

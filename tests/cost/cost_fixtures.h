@@ -46,6 +46,18 @@ inline model::ModelSpec mistral_7b_window() {
   return m;
 }
 
+// Llama-3-70B's dimensions in three hybrid blocks: a Mamba mixer (no KV cache), an
+// attention-only block and an MLP-only block.
+inline model::ModelSpec hybrid_mamba_attention_mlp() {
+  model::ModelSpec m = llama3_70b();
+  m.num_layers = 3;
+  m.layer_kinds = {LayerKind::kNoKvCache, LayerKind::kFullAttention, LayerKind::kNoKvCache};
+  m.block_kinds = {model::BlockKind::kMamba, model::BlockKind::kAttentionOnly,
+                   model::BlockKind::kMlpOnly};
+  m.ssm = {128, 64, 128, 8, 4, true};  // heads, head_dim, state, groups, conv kernel
+  return m;
+}
+
 inline model::ModelSpec deepseek_v2_lite() {
   model::ModelSpec m;
   m.name = "deepseek-v2-lite";

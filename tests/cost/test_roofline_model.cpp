@@ -387,18 +387,11 @@ TEST_CASE("Memoized step times equal the whole computation, bit for bit, model b
   cost::CostOptions tp4, dp2;
   tp4.tensor_parallel_size = 4;
   dp2.data_parallel_size = 2;
-  auto hybrid = test::llama3_70b();
-  hybrid.num_layers = 3;
-  hybrid.layer_kinds = {model::LayerKind::kNoKvCache, model::LayerKind::kFullAttention,
-                        model::LayerKind::kNoKvCache};
-  hybrid.block_kinds = {model::BlockKind::kMamba, model::BlockKind::kAttentionOnly,
-                        model::BlockKind::kMlpOnly};
-  hybrid.ssm = {128, 64, 128, 8, 4, true};
   const cost::RooflineCostModel models[] = {
       cost::RooflineCostModel(test::llama3_70b(), test::h100_sxm(), tp4),
       cost::RooflineCostModel(test::llama3_70b(), test::a100_sxm(), tp4),
       cost::RooflineCostModel(test::mistral_7b_window(), test::h100_sxm(), {}),
-      cost::RooflineCostModel(hybrid, test::h100_sxm(), {}),
+      cost::RooflineCostModel(test::hybrid_mamba_attention_mlp(), test::h100_sxm(), {}),
       cost::RooflineCostModel(model::shard_experts(test::deepseek_v2_lite(), 1, 2, true),
                               test::h100_sxm(), dp2),
       cost::RooflineCostModel(test::deepseek_v2_lite(), test::h100_sxm(), {})};

@@ -82,13 +82,7 @@ TEST_CASE("Bad deployments are rejected with a clear error", "[cost]") {
 }
 
 TEST_CASE("Hybrid blocks: Mamba mixers, attention-only and MLP-only blocks", "[cost]") {
-  auto m = test::llama3_70b();
-  m.num_layers = 3;
-  m.layer_kinds = {model::LayerKind::kNoKvCache, model::LayerKind::kFullAttention,
-                   model::LayerKind::kNoKvCache};
-  m.block_kinds = {model::BlockKind::kMamba, model::BlockKind::kAttentionOnly,
-                   model::BlockKind::kMlpOnly};
-  m.ssm = {128, 64, 128, 8, 4, true};  // heads, head_dim, state, groups, conv kernel
+  const model::ModelSpec m = test::hybrid_mamba_attention_mlp();
   cost::CostOptions o;
   o.tensor_parallel_size = 2;
   const cost::RooflineCostModel model(m, test::h100_sxm(), o);

@@ -170,6 +170,14 @@ std::vector<std::string> priced(const FixedCostModel& cost) {
   return out;
 }
 
+// 1 ms per step, whatever the batch; every priced batch recorded (priced()).
+FixedCostModel ms_steps_recorded() {
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  cost.record = true;
+  return cost;
+}
+
 }  // namespace
 
 TEST_CASE("Fast forward: a lone request runs across its block boundaries, growing in the run",
@@ -179,9 +187,7 @@ TEST_CASE("Fast forward: a lone request runs across its block boundaries, growin
   // contexts 16 and 32 included: there the request's token goes past the room it holds, and the
   // run grows it through the allocator (a new block each time), as the scheduler would. The step
   // producing its last token (context 36, at 30 ms) finishes it in the run (no client waits).
-  FixedCostModel cost;
-  cost.per_step_ns = kMs;
-  cost.record = true;
+  FixedCostModel cost = ms_steps_recorded();
   const auto [fast, slow] = both_ways(tiny_options(), paged(64, 16), cost, {spec(0, 0, 8, 30)});
   check_same(fast, slow);
   CHECK(fast.ended.at(0).finish_ns == 30 * kMs);
@@ -197,9 +203,7 @@ TEST_CASE("Fast forward: a run ends before a step whose grows the allocator cann
   // block each) one block is free; both tokens of the step at context 16 go past their blocks.
   // The run stops before it (two grows, one block): the ordinary step grows A into the last
   // block and preempts B (the newest), which recomputes once A is done.
-  FixedCostModel cost;
-  cost.per_step_ns = kMs;
-  cost.record = true;
+  FixedCostModel cost = ms_steps_recorded();
   const auto [fast, slow] =
       both_ways(tiny_options(), paged(48, 16), cost, {spec(0, 0, 8, 20), spec(1, 0, 8, 20)});
   check_same(fast, slow);
@@ -220,9 +224,7 @@ TEST_CASE("Fast forward: an arrival stops the run at the last step that ends bef
   // priced ("12/1") and runs in flight, its end an ordinary event after B's arrival (not priced
   // again, no per-request pass). At 6 ms B's prefill runs alone (vllm), then both decode: A's
   // tokens 7..12 at 8..13 ms.
-  FixedCostModel cost;
-  cost.per_step_ns = kMs;
-  cost.record = true;
+  FixedCostModel cost = ms_steps_recorded();
   const auto [fast, slow] = both_ways(tiny_options(), paged(64, 16), cost,
                                       {spec(0, 0, 8, 12), spec(1, 5 * kMs + kMs / 2, 4, 3)});
   check_same(fast, slow);
@@ -240,9 +242,7 @@ TEST_CASE("Fast forward: an arrival at the very end of a step stops the run befo
   // As above with B arriving at 5 ms exactly, when A's step 4 → 5 ms ends. B's arrival was
   // queued first, so it is dispatched first at 5 ms and vllm then admits B: that step end must
   // be an event, not part of the run (which ends at 4 ms): the step runs in flight ("11/1").
-  FixedCostModel cost;
-  cost.per_step_ns = kMs;
-  cost.record = true;
+  FixedCostModel cost = ms_steps_recorded();
   const auto [fast, slow] =
       both_ways(tiny_options(), paged(64, 16), cost, {spec(0, 0, 8, 12), spec(1, 5 * kMs, 4, 3)});
   check_same(fast, slow);
@@ -259,9 +259,7 @@ TEST_CASE("Fast forward: a request finishing in a run leaves the others running 
   // A (prompt 2, 5 outputs) and B (prompt 3, 9 outputs) decode together from 1 ms; the run holds
   // the steps ending at 2..5 ms (contexts summed: 5, 7, 9, 11), A finishing at 5 ms in the last
   // of them; B goes on alone in the same run: contexts 7..10, its last token at 9 ms.
-  FixedCostModel cost;
-  cost.per_step_ns = kMs;
-  cost.record = true;
+  FixedCostModel cost = ms_steps_recorded();
   const auto [fast, slow] =
       both_ways(tiny_options(), paged(128, 16), cost, {spec(0, 0, 2, 5), spec(1, 0, 3, 9)});
   check_same(fast, slow);
@@ -278,9 +276,7 @@ TEST_CASE("Fast forward: with a client waiting to send, the finishing step is or
   // held by the client and sent when A ends. A's finishing step ("5") is an ordinary step, so
   // that B's arrival at 5 ms is an event before the next step; B (prompt 3, 4 outputs), whose
   // client holds nothing more, finishes in its run.
-  FixedCostModel cost;
-  cost.per_step_ns = kMs;
-  cost.record = true;
+  FixedCostModel cost = ms_steps_recorded();
   sim::SimOptions opts = tiny_options();
   opts.max_concurrency = 1;
   const auto [fast, slow] =
