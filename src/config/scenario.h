@@ -25,6 +25,7 @@
 //     long_prefill_token_threshold: 0
 //     cuda_graph_sizes: 512            # vllm-v1: largest capture size (absent: vLLM's default)
 //     enforce_eager: false             # vllm-v1: no CUDA graphs
+//     async_scheduling: false          # vllm-v1: host overhead overlaps the GPU's step
 //     allocator: paged                 # paged|contiguous-max|contiguous-pow2|contiguous-oracle
 //     placement: buddy                 # contiguous: buddy|first-fit|best-fit
 //     watermark: 0.01                  # paged: blocks kept free at admission (vllm-v1: 0)
@@ -99,6 +100,9 @@ struct Scenario {
   memory::Placement placement = memory::Placement::kBuddy;
   double watermark = 0.01;     // paged: vLLM v0's 1% of blocks kept free at admission
   bool enforce_eager = false;  // no CUDA graphs (vllm-v1 steps are then not padded)
+  // vLLM's --async-scheduling: the next step is scheduled while the GPU runs this one (copied to
+  // cost.roofline.async_scheduling when resolved, so a later cost_model setting keeps it).
+  bool async_scheduling = false;
   cost::CostModelConfig cost;
   trace::WorkloadOptions workload;
   bool has_workload = false;  // the scenario defines a workload section

@@ -376,6 +376,12 @@ const Setting kSettings[] = {
      .help = "vllm-v1: no CUDA graphs, so steps are not padded (vLLM's --enforce-eager)",
      .type = SettingType::kBool,
      .apply = [](Scenario& s, const SettingValue& v) { s.enforce_eager = v.on; }},
+    {.path = "serving.async_scheduling",
+     .flag = "--async-scheduling",
+     .help = "vllm-v1: the host schedules the next step while the GPU runs this one, so a step "
+             "lasts max(GPU time, host overhead) instead of their sum (vLLM's --async-scheduling)",
+     .type = SettingType::kBool,
+     .apply = [](Scenario& s, const SettingValue& v) { s.async_scheduling = v.on; }},
     {.path = "serving.allocator",
      .flag = "--allocator",
      .help = "KV allocator: {choices} (default paged)",

@@ -123,6 +123,9 @@ struct CostOptions {
   // Host time per scheduled sequence that the engine generation adds to the profile's
   // seq_overhead_s (kVllmV0SeqOverheadS for vLLM V0; 0 for V1).
   double engine_seq_overhead_s = 0;
+  // vLLM's --async-scheduling: the host schedules and prepares step N+1 while the GPU runs step
+  // N, so a step lasts max(GPU time, host overhead) instead of their sum.
+  bool async_scheduling = false;
   // Disable measured-table lookups and use the fitted roofline everywhere (for comparisons).
   bool use_tables = true;
 };

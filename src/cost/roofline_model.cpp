@@ -195,6 +195,12 @@ double cpu_overhead(const Plan& P, const Aggregates& g) {
          P.prefill_token_overhead_s * g.prefill_tokens;
 }
 
+// The part of the host's time the step waits for: all of it, or with async scheduling (the
+// host prepares the next step while the GPU runs this one) only what exceeds the GPU's time.
+double exposed_overhead(const Plan& P, double gpu_s, double cpu_s) {
+  return P.overlap_overhead ? std::max(0.0, cpu_s - gpu_s) : cpu_s;
+}
+
 // Per-thread, direct-mapped memo of the token-shaped ops' times (Plan::memo_tokens): entries
 // are a pure function of (plan, counts), so a hit is the value a recomputation would give.
 class StepMemo {
@@ -230,7 +236,7 @@ double RooflineCostModel::Plan::run(const StepBatch& batch, OpAcc* acc, double* 
   token_ops(*this, acc, g, batch, Pass::kAll);
   double total = 0;
   for (int i = 0; i < kNumOps; ++i) total += acc[i].time_s;
-  const double cpu = cpu_overhead(*this, g);
+  const double cpu = exposed_overhead(*this, total, cpu_overhead(*this, g));
   if (overhead != nullptr) *overhead = cpu;
   return total + cpu;
 }
@@ -257,7 +263,7 @@ double RooflineCostModel::Plan::seconds(const StepBatch& batch) const {
     total += i == kAttnPrefill || i == kAttnDecode ? att[i].time_s
                                                    : e.time_s[static_cast<std::size_t>(i)];
   }
-  return total + cpu_overhead(*this, g);
+  return total + exposed_overhead(*this, total, cpu_overhead(*this, g));
 }
 
 TimeNs RooflineCostModel::step_time(const StepBatch& batch) const {

@@ -71,7 +71,8 @@ class RooflineCostModel final : public CostModel {
 
   const ResolvedDtypes& dtypes() const;
   // The step's CPU overhead (op "step_overhead"): step_overhead_s + seq_overhead_s × sequences
-  // (prefill chunks and decodes) + prefill_token_overhead_s × prompt tokens computed.
+  // (prefill chunks and decodes) + prefill_token_overhead_s × prompt tokens computed. With
+  // CostOptions::async_scheduling the step waits only for what of it exceeds the GPU's time.
   double step_overhead_s() const;
   double seq_overhead_s() const;
   double prefill_token_overhead_s() const;

@@ -98,6 +98,7 @@ Json serving_inputs_json(const run::ResolvedScenario& s) {
     if (s.cost.roofline.engine_seq_overhead_s > 0) {
       serving["cost_model"]["engine_seq_overhead_us"] = s.cost.roofline.engine_seq_overhead_s * 1e6;
     }
+    if (s.cost.roofline.async_scheduling) serving["cost_model"]["async_scheduling"] = true;
   }
   return serving;
 }

@@ -294,6 +294,21 @@ ResolvedScenario resolve_scenario(const config::Scenario& s, const ResolveOption
   r.allocator = s.allocator;
   r.placement = s.placement;
   r.cost = s.cost;
+  if (s.async_scheduling) {
+    if (r.sim.scheduler.kind != sim::SchedulerKind::kVllmV1) {
+      throw config::relabel(flag_error("--async-scheduling",
+                                       "async scheduling is vLLM V1's: it needs the vllm-v1 "
+                                       "scheduler (--engine v1)"),
+                            s);
+    }
+    if (r.cost.kind != cost::CostModelKind::kRoofline) {
+      throw config::relabel(flag_error("--async-scheduling",
+                                       "async scheduling overlaps the roofline cost model's host "
+                                       "overhead; the linear cost model has none"),
+                            s);
+    }
+    r.cost.roofline.async_scheduling = true;
+  }
   if (r.deployment.engine == model::MemoryEngine::kV0) {
     r.cost.roofline.engine_seq_overhead_s = cost::kVllmV0SeqOverheadS;
   }

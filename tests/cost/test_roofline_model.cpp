@@ -305,6 +305,40 @@ TEST_CASE("The step overhead adds per step, per sequence and per prompt token, e
   CHECK(over.step_time(batch) == 0);
 }
 
+TEST_CASE("Async scheduling hides the host overhead behind the GPU's step", "[cost][overhead]") {
+  model::HardwareSpec base = test::h100_sxm();
+  base.cost.step_overhead_s = 0;
+  model::HardwareSpec slow_host = base;
+  slow_host.cost.step_overhead_s = 0.002;  // 2 ms per step
+  slow_host.cost.seq_overhead_s = 40e-6;   // 40 µs per sequence
+  cost::CostOptions async;
+  async.async_scheduling = true;
+  const cost::RooflineCostModel gpu_only(test::llama3_70b(), base, {});
+  const cost::RooflineCostModel serial(test::llama3_70b(), slow_host, {});
+  const cost::RooflineCostModel overlapped(test::llama3_70b(), slow_host, async);
+  const std::vector<std::int64_t> contexts = {10, 200, 3000};
+  cost::StepBatch decode;  // 3 decodes of a 70B model on one GPU outlast 2.12 ms of host time
+  decode.decode_context_tokens = contexts;
+  decode.num_sampling = 3;
+  const double gpu_s = gpu_only.breakdown(decode).time_s;
+  REQUIRE(gpu_s > 0.00212);
+  CHECK(serial.breakdown(decode).time_s == Approx(gpu_s + 0.00212).epsilon(1e-12));
+  const cost::StepCost hidden = overlapped.breakdown(decode);
+  CHECK(hidden.time_s == Approx(gpu_s).epsilon(1e-12));
+  CHECK(hidden.ops.back().name == "step_overhead");
+  CHECK(hidden.ops.back().time_s == 0);  // none of it exposed
+  CHECK(overlapped.step_time(decode) == gpu_only.step_time(decode));
+  // A host slower than the GPU: the step lasts the host's time, and the breakdown shows the
+  // exposed remainder, so its ops still sum to the step.
+  model::HardwareSpec slower_host = slow_host;
+  slower_host.cost.step_overhead_s = 0.2;  // 200 ms
+  const cost::RooflineCostModel host_bound(test::llama3_70b(), slower_host, async);
+  const cost::StepCost c = host_bound.breakdown(decode);
+  CHECK(c.time_s == Approx(0.20012).epsilon(1e-12));
+  CHECK(c.ops.back().time_s == Approx(0.20012 - gpu_s).epsilon(1e-9));
+  CHECK(std::llabs(host_bound.step_time(decode) - seconds_to_ns(0.20012)) <= 1);
+}
+
 TEST_CASE("Decode totals price a batch bit for bit as the sequences listed one by one", "[cost]") {
   // Every decode sum in the roofline adds integer-valued doubles below 2^53: exact, so the
   // count and summed context give the same step time, prefills and CUDA-graph padding alongside.

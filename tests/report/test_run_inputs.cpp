@@ -62,6 +62,9 @@ TEST_CASE("run inputs: the roofline cost model and the deployment label", "[repo
         Json{{"kind", "roofline"}, {"engine_seq_overhead_us", 50.0}});
   r.cost.roofline.engine_seq_overhead_s = 0;  // engine v1
   CHECK(report::serving_inputs_json(r)["cost_model"] == Json{{"kind", "roofline"}});
+  r.cost.roofline.async_scheduling = true;  // --async-scheduling is named when on
+  CHECK(report::serving_inputs_json(r)["cost_model"] ==
+        Json{{"kind", "roofline"}, {"async_scheduling", true}});
   CHECK(report::serving_inputs_json(r)["allocator"] == "contiguous-max");
   CHECK(report::deployment_label(r) == "2 × " + r.deployment.hardware->name +
                                            " per replica, 3 replicas; contiguous-max allocator, "

@@ -182,3 +182,27 @@ TEST_CASE("Data and expert parallelism: one GPU's model, and the combinations no
                     Catch::Contains("--enable-expert-parallel") &&
                         Catch::Contains("leaves GPUs without an expert"));
 }
+
+TEST_CASE("Async scheduling reaches the roofline cost model; other schedulers and models refuse it",
+          "[run][v1]") {
+  auto r = resolve_text("model: llama-3-8b\ngpu: h100-sxm\nserving: {async_scheduling: true}\n");
+  CHECK(r.cost.roofline.async_scheduling);
+  // A cost_model setting, whatever its order, keeps it: it is copied when resolved.
+  r = resolve_text(
+      "model: llama-3-8b\ngpu: h100-sxm\nserving: {async_scheduling: true}\n"
+      "cost_model: roofline\n");
+  CHECK(r.cost.roofline.async_scheduling);
+  CHECK_FALSE(resolve_text("model: llama-3-8b\ngpu: h100-sxm\n").cost.roofline.async_scheduling);
+  try {
+    (void)resolve_text(
+        "model: llama-3-8b\ngpu: h100-sxm\nengine: v0\nserving: {async_scheduling: true}\n");
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).rfind("s.yaml:4:29: serving.async_scheduling: async scheduling "
+                                      "is vLLM V1's",
+                                      0) == 0);
+  }
+  CHECK_THROWS_WITH(resolve_text("model: llama-3-8b\ngpu: h100-sxm\nserving: {async_scheduling: "
+                                 "true}\ncost_model: linear:100:1:10\n"),
+                    Catch::Contains("the linear cost model has none"));
+}
