@@ -39,6 +39,7 @@ struct CalibrateFlags {
   bool no_tables = false;
   int max_knots = 6;
   std::vector<std::string> dtypes;  // fit only rows of these dtypes (empty: all)
+  bool share_memory_curve = false;
   double holdout = 0;
   std::int64_t holdout_seed = 1;
   std::string date;
@@ -216,6 +217,7 @@ void fit(const CalibrateFlags& f, const std::vector<cost::Measurement>& rows, bo
   cost::FitOptions fo;
   fo.max_knots = f.max_knots;
   fo.keep_tables = !f.no_tables;
+  fo.share_memory_curve = f.share_memory_curve;
   model::HardwareSpec base = hw;
   auto& prov = base.cost.provenance;
   prov.kind = device_mode ? "calibrated" : "imported";
@@ -363,6 +365,10 @@ void register_calibrate(CLI::App& app) {
                 "Fit only the --from rows of these dtypes, e.g. bf16,fp16 (default: every row; "
                 "8- and 4-bit GEMMs get their own curves)")
       ->delimiter(',');
+  c->add_flag("--share-memory-curve", f->share_memory_curve,
+              "8- and 4-bit entries (gemm.fp8) keep their fitted compute curve but take the "
+              "16-bit entry's memory curve and launch latency (bytes stream at the memory's rate "
+              "whatever their type)");
   c->add_option("--date", f->date, "Provenance date (default: today, UTC)");
   c->add_option("--device-name", f->device_name,
                 "Provenance device name (default: the measured GPU, else 'unknown')");

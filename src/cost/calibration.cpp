@@ -308,6 +308,17 @@ FitResult fit_profile(const std::vector<Measurement>& rows, const model::Hardwar
       std::vector<FitRow> fr = class_rows(rows, hardware, op, key);
       ClassFit cf =
           fit_class(fr, op, op_class_profile(hardware.cost, op, dtype), options.max_knots);
+      // The 16-bit entry (key nullopt) sorts first, so it is fitted by now when it has rows.
+      const auto plain = result.profile.op_classes.find(cf.op);
+      if (options.share_memory_curve && key && entries.contains(std::nullopt) &&
+          plain != result.profile.op_classes.end()) {
+        cf.profile.memory = plain->second.memory;
+        cf.profile.launch_latency_s = plain->second.launch_latency_s;
+        cf.launch_latency_s = plain->second.launch_latency_s;
+        double ape = 0;
+        for (const auto& r : fr) ape += std::abs(predict(cf.profile, r) - r.time) / r.time;
+        cf.roofline_mape = 100.0 * ape / static_cast<double>(fr.size());
+      }
       cf.op = key.value_or(cf.op);
       result.profile.op_classes[cf.op] = cf.profile;
       result.classes.push_back(cf);

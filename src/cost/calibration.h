@@ -28,6 +28,11 @@ struct FitOptions {
   int max_knots = 6;         // knots per efficiency curve (1 = a constant)
   bool keep_tables = true;   // false: no measured tables, the fitted roofline only
   int min_table_points = 2;  // shape families with fewer distinct points are not tabled
+  // Per-dtype entries ("gemm.fp8") keep their fitted compute curve but take the 16-bit entry's
+  // memory curve and launch latency when the same rows fitted one: a kernel streams its bytes
+  // at the memory system's rate whatever their element type, while the tensor cores' share of
+  // their peak differs by dtype.
+  bool share_memory_curve = false;
 };
 
 struct ClassFit {

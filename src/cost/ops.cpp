@@ -200,7 +200,14 @@ std::optional<std::string> op_class_dtype_key(OpClass op, model::Dtype dtype) {
 
 model::OpClassProfile op_class_profile(const model::CostProfile& profile, OpClass op,
                                        model::Dtype dtype, bool* defaulted) {
-  if (const auto key = op_class_dtype_key(op, dtype)) {
+  // A 4-bit kernel without its own entry takes the 8-bit one of its kind, the nearest measured
+  // low-precision path, before the 16-bit entry.
+  const model::Dtype wider = dtype == model::Dtype::kFp4    ? model::Dtype::kFp8
+                             : dtype == model::Dtype::kInt4 ? model::Dtype::kInt8
+                                                            : dtype;
+  for (const model::Dtype d : {dtype, wider}) {
+    const auto key = op_class_dtype_key(op, d);
+    if (!key) continue;
     const auto it = profile.op_classes.find(*key);
     if (it != profile.op_classes.end()) {
       if (defaulted != nullptr) *defaulted = false;

@@ -121,7 +121,8 @@ model::OpClassProfile op_class_profile(const model::CostProfile& profile, OpClas
 // entry "<class>.<dtype>" ("gemm.fp8"). 16-bit kernels (fp16, bf16) use the plain "<class>".
 // nullopt for a 16-bit dtype.
 std::optional<std::string> op_class_dtype_key(OpClass op, model::Dtype dtype);
-// The entry for `op` in `dtype`: "<class>.<dtype>" when the profile has it, else as above.
+// The entry for `op` in `dtype`: "<class>.<dtype>" when the profile has it; for fp4 (int4)
+// without one, "<class>.fp8" ("<class>.int8") when present; else as above.
 model::OpClassProfile op_class_profile(const model::CostProfile& profile, OpClass op,
                                        model::Dtype dtype, bool* defaulted = nullptr);
 // True for "gemm", "attn_decode", ... and "gemm.fp8"-style per-dtype entries.

@@ -252,3 +252,58 @@ TEST_CASE(
   CHECK(predictor.predict(prompt(32, 4)) == Approx(gqa).epsilon(0.5));
   CHECK(predictor.predict(prompt(40, 40)) == Approx(mha).epsilon(0.5));
 }
+
+TEST_CASE(
+    "A shared memory curve: an fp8 GEMM entry keeps its compute curve and takes the "
+    "16-bit memory curve",
+    "[cost]") {
+  const auto hw = test::h100_sxm();
+  // fp8 GEMMs: half the fp16 compute share of their (twice as high) peak, and a slower memory
+  // side (0.5 of the bandwidth against fp16's 0.85) that the shared fit must not keep.
+  model::OpClassProfile fp8_truth = true_gemm();
+  for (double& y : fp8_truth.compute.knots_y) y *= 0.5;
+  fp8_truth.memory.value = 0.5;
+  fp8_truth.launch_latency_s = 12e-6;
+  std::vector<Measurement> rows;
+  for (const auto& [n, k] : {std::pair{8192, 8192}, std::pair{28672, 8192}, std::pair{8192, 2048},
+                             std::pair{4096, 4096}}) {
+    for (int m = 1; m <= 16384; m *= 2) {
+      for (const model::Dtype dt : {model::Dtype::kFp16, model::Dtype::kFp8}) {
+        Measurement r;
+        r.shape.op = OpClass::kGemm;
+        r.shape.dtype = dt;
+        r.shape.m = m, r.shape.n = n, r.shape.k = k, r.shape.batch = 1;
+        const auto roof = cost::roof_for(hw, r.shape.op, dt, 1);
+        r.time_s =
+            cost::roofline_time(dt == model::Dtype::kFp8 ? fp8_truth : true_gemm(), roof.peak_flops,
+                                roof.bandwidth, roof.extra_latency_s, cost::kernel_work(r.shape))
+                .time_s;
+        rows.push_back(r);
+      }
+    }
+  }
+  cost::FitOptions opt;
+  opt.keep_tables = false;
+  const auto own = cost::fit_profile(rows, hw, opt);
+  opt.share_memory_curve = true;
+  const auto shared = cost::fit_profile(rows, hw, opt);
+  const auto& g = shared.profile.op_classes.at("gemm");
+  const auto& f8 = shared.profile.op_classes.at("gemm.fp8");
+  const auto& own_f8 = own.profile.op_classes.at("gemm.fp8");
+  // Its own fit finds fp8's slower memory side; the shared one is the 16-bit curve exactly.
+  CHECK(own_f8.memory.at(8.0) == Approx(0.5).epsilon(0.05));
+  CHECK(f8.memory.knots_x == g.memory.knots_x);
+  CHECK(f8.memory.knots_y == g.memory.knots_y);
+  CHECK(f8.launch_latency_s == g.launch_latency_s);
+  CHECK(f8.memory.at(8.0) == Approx(0.85).epsilon(0.05));
+  // The compute curve is fp8's own in both: half the 16-bit share where compute binds.
+  for (double x : {12.0, 12.5}) {
+    INFO("log10 FLOPs " << x);
+    CHECK(f8.compute.at(x) == own_f8.compute.at(x));
+    CHECK(f8.compute.at(x) == Approx(0.5 * g.compute.at(x)).epsilon(0.1));
+  }
+  // The class's reported error is the shared profile's on its rows, not the own fit's.
+  REQUIRE(shared.classes.size() == 2);
+  CHECK(shared.classes[1].op == "gemm.fp8");
+  CHECK(shared.classes[1].roofline_mape > own.classes[1].roofline_mape);
+}
