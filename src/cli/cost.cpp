@@ -138,6 +138,7 @@ std::unique_ptr<cost::RooflineCostModel> roofline_model(const CostFlags& f,
   in.step_overhead_s = roofline->step_overhead_s();
   in.seq_overhead_s = roofline->seq_overhead_s();
   in.prefill_token_overhead_s = roofline->prefill_token_overhead_s();
+  in.context_token_overhead_s = roofline->context_token_overhead_s();
   return roofline;
 }
 

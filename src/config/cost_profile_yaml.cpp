@@ -230,6 +230,8 @@ model::CostProfile parse_cost_profile(MapReader& section) {
   profile.seq_overhead_s = section.optional_double("seq_overhead_us", 0, 1e6).value_or(0) * 1e-6;
   profile.prefill_token_overhead_s =
       section.optional_double("prefill_token_overhead_us", 0, 1e6).value_or(0) * 1e-6;
+  profile.context_token_overhead_s =
+      section.optional_double("context_token_overhead_us", 0, 1e6).value_or(0) * 1e-6;
   if (auto ops = section.optional_map("op_classes")) {
     for (const std::string& name : ops->keys()) {
       MapReader op = ops->get_map(name);
@@ -287,6 +289,9 @@ std::string emit_cost_profile_yaml(const model::CostProfile& profile, int indent
     out += pad + "seq_overhead_us: " + num(profile.seq_overhead_s * 1e6) + "\n";
   if (profile.prefill_token_overhead_s != 0) {
     out += pad + "prefill_token_overhead_us: " + num(profile.prefill_token_overhead_s * 1e6) + "\n";
+  }
+  if (profile.context_token_overhead_s != 0) {
+    out += pad + "context_token_overhead_us: " + num(profile.context_token_overhead_s * 1e6) + "\n";
   }
   out += pad + "op_classes:\n";
   for (const auto& [name, op] : profile.op_classes) {

@@ -26,6 +26,8 @@
 //     cuda_graph_sizes: 512            # vllm-v1: largest capture size (absent: vLLM's default)
 //     enforce_eager: false             # vllm-v1: no CUDA graphs
 //     async_scheduling: false          # vllm-v1: host overhead overlaps the GPU's step
+//     step_overhead_us: 2000           # absent: the GPU profile's host time per step
+//     context_token_overhead_us: 0.1   # absent: the profile's, per context token per step
 //     allocator: paged                 # paged|contiguous-max|contiguous-pow2|contiguous-oracle
 //     placement: buddy                 # contiguous: buddy|first-fit|best-fit
 //     watermark: 0.01                  # paged: blocks kept free at admission (vllm-v1: 0)
@@ -103,6 +105,10 @@ struct Scenario {
   // vLLM's --async-scheduling: the next step is scheduled while the GPU runs this one (copied to
   // cost.roofline.async_scheduling when resolved, so a later cost_model setting keeps it).
   bool async_scheduling = false;
+  // The engine's host time per step and per context token, replacing the GPU profile's
+  // (copied to cost.roofline when resolved); nullopt: the profile's.
+  std::optional<double> step_overhead_us;
+  std::optional<double> context_token_overhead_us;
   cost::CostModelConfig cost;
   trace::WorkloadOptions workload;
   bool has_workload = false;  // the scenario defines a workload section

@@ -382,6 +382,23 @@ const Setting kSettings[] = {
              "lasts max(GPU time, host overhead) instead of their sum (vLLM's --async-scheduling)",
      .type = SettingType::kBool,
      .apply = [](Scenario& s, const SettingValue& v) { s.async_scheduling = v.on; }},
+    {.path = "serving.step_overhead_us",
+     .flag = "--step-overhead-us",
+     .help = "Host time per engine step, microseconds, replacing the GPU profile's "
+             "step_overhead_us (another engine's scheduler and workers)",
+     .type = SettingType::kFloat,
+     .range = closed(0, 1e6),
+     .grid_axis = true,
+     .apply = [](Scenario& s, const SettingValue& v) { s.step_overhead_us = v.number; }},
+    {.path = "serving.context_token_overhead_us",
+     .flag = "--context-token-overhead-us",
+     .help = "Host time per context token of each step's sequences, microseconds, replacing the "
+             "GPU profile's context_token_overhead_us (block tables shipped to the workers every "
+             "step; DistServe's simulator gives its Ray workers 0.1)",
+     .type = SettingType::kFloat,
+     .range = closed(0, 1e3),
+     .grid_axis = true,
+     .apply = [](Scenario& s, const SettingValue& v) { s.context_token_overhead_us = v.number; }},
     {.path = "serving.allocator",
      .flag = "--allocator",
      .help = "KV allocator: {choices} (default paged)",

@@ -120,6 +120,9 @@ struct CostOptions {
   // CPU time per engine step (scheduling, input preparation, sampling); nullopt = the hardware
   // profile's step_overhead_s.
   std::optional<double> step_overhead_s;
+  // CPU time per context token of the step (model::CostProfile::context_token_overhead_s);
+  // nullopt = the hardware profile's.
+  std::optional<double> context_token_overhead_s;
   // Host time per scheduled sequence that the engine generation adds to the profile's
   // seq_overhead_s (kVllmV0SeqOverheadS for vLLM V0; 0 for V1).
   double engine_seq_overhead_s = 0;

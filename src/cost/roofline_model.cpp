@@ -192,7 +192,8 @@ void token_ops(const Plan& P, OpAcc* acc, const Aggregates& g, const StepBatch& 
 
 double cpu_overhead(const Plan& P, const Aggregates& g) {
   return P.overhead_s + P.seq_overhead_s * g.sequences +
-         P.prefill_token_overhead_s * g.prefill_tokens;
+         P.prefill_token_overhead_s * g.prefill_tokens +
+         P.context_token_overhead_s * (g.dec_keys[0] + g.prefill_keys_full);
 }
 
 // The part of the host's time the step waits for: all of it, or with async scheduling (the
@@ -302,6 +303,9 @@ double RooflineCostModel::step_overhead_s() const {
 }
 double RooflineCostModel::seq_overhead_s() const {
   return plan_->seq_overhead_s;
+}
+double RooflineCostModel::context_token_overhead_s() const {
+  return plan_->context_token_overhead_s;
 }
 double RooflineCostModel::prefill_token_overhead_s() const {
   return plan_->prefill_token_overhead_s;

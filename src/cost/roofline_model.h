@@ -71,11 +71,13 @@ class RooflineCostModel final : public CostModel {
 
   const ResolvedDtypes& dtypes() const;
   // The step's CPU overhead (op "step_overhead"): step_overhead_s + seq_overhead_s × sequences
-  // (prefill chunks and decodes) + prefill_token_overhead_s × prompt tokens computed. With
+  // (prefill chunks and decodes) + prefill_token_overhead_s × prompt tokens computed +
+  // context_token_overhead_s × the step's context tokens. With
   // CostOptions::async_scheduling the step waits only for what of it exceeds the GPU's time.
   double step_overhead_s() const;
   double seq_overhead_s() const;
   double prefill_token_overhead_s() const;
+  double context_token_overhead_s() const;  // × Σ the step's sequences' tokens after it
   // Op classes costed with default_op_class_profile() because the hardware profile lacks them.
   const std::vector<std::string>& defaulted_classes() const;
   // Number of measured tables that cover some kernel family of this model.

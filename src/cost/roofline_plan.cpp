@@ -123,10 +123,13 @@ void set_roofs(Plan& P, const model::HardwareSpec& hw, const CostOptions& option
   P.overhead_s = options.step_overhead_s.value_or(hw.cost.step_overhead_s);
   P.seq_overhead_s = hw.cost.seq_overhead_s + options.engine_seq_overhead_s;
   P.prefill_token_overhead_s = hw.cost.prefill_token_overhead_s;
+  P.context_token_overhead_s =
+      options.context_token_overhead_s.value_or(hw.cost.context_token_overhead_s);
   P.overlap_overhead = options.async_scheduling;
   for (const auto& [field, value] :
        {std::pair{"step_overhead", P.overhead_s}, std::pair{"seq_overhead", P.seq_overhead_s},
-        std::pair{"prefill_token_overhead", P.prefill_token_overhead_s}}) {
+        std::pair{"prefill_token_overhead", P.prefill_token_overhead_s},
+        std::pair{"context_token_overhead", P.context_token_overhead_s}}) {
     if (!(value >= 0) || !std::isfinite(value)) {
       throw Error(ErrorLocation{"", 0, 0, field},
                   "expected a non-negative time, got " + std::to_string(value));

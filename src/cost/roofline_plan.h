@@ -139,6 +139,7 @@ struct RooflineCostModel::Plan {
   double overhead_s = 0;  // CPU time per step
   double seq_overhead_s = 0;            // per sequence of the step (prefill chunks + decodes)
   double prefill_token_overhead_s = 0;  // per prompt token computed in the step
+  double context_token_overhead_s = 0;  // per context token of the step's sequences
   bool overlap_overhead = false;        // async scheduling: a step is max(GPU, host), not the sum
   double pcie_bandwidth = 0;
   double quant_peak_flops = 0;           // peak of the quantized GEMMs' compute dtype

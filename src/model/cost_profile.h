@@ -86,6 +86,12 @@ struct CostProfile {
   // CPU time per prompt token scheduled in a step (tokenized input copied to the GPU, position
   // and slot mappings), s. Default 0: only a fit from a real run sets it.
   double prefill_token_overhead_s = 0;
+  // CPU time per context token of the step's sequences (each sequence's tokens once the step
+  // has run: a decode's context and new token, a prefill chunk's cached and new tokens): block
+  // tables built and shipped to the workers each step grow with it. Default 0. DistServe's
+  // simulator models its engine's (and early vLLM's) Ray workers with 0.1 µs per token on top of 2
+  // ms per step.
+  double context_token_overhead_s = 0;
   std::vector<MeasuredTable> tables;  // exact-shape measurements; empty for datasheet profiles
 };
 

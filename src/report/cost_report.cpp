@@ -82,6 +82,8 @@ Json cost_json(const cost::StepCost& c, const CostReportInput& in) {
   if (in.seq_overhead_s != 0) inputs["seq_overhead_s"] = in.seq_overhead_s;
   if (in.prefill_token_overhead_s != 0)
     inputs["prefill_token_overhead_s"] = in.prefill_token_overhead_s;
+  if (in.context_token_overhead_s != 0)
+    inputs["context_token_overhead_s"] = in.context_token_overhead_s;
   Json prefills = Json::array();
   for (const auto& p : in.prefills) {
     prefills.push_back(Json{{"tokens", p.num_tokens}, {"cached_tokens", p.num_cached_tokens}});
@@ -152,10 +154,15 @@ std::string cost_table(const cost::StepCost& c, const CostReportInput& in) {
     }
     kv.add("cost profile", prof);
   }
-  if (in.seq_overhead_s != 0 || in.prefill_token_overhead_s != 0) {
-    kv.add("CPU overhead", human_seconds(in.step_overhead_s) + " per step + " +
-                               human_seconds(in.seq_overhead_s) + " per sequence + " +
-                               human_seconds(in.prefill_token_overhead_s) + " per prompt token");
+  if (in.seq_overhead_s != 0 || in.prefill_token_overhead_s != 0 ||
+      in.context_token_overhead_s != 0) {
+    std::string cpu = human_seconds(in.step_overhead_s) + " per step + " +
+                      human_seconds(in.seq_overhead_s) + " per sequence + " +
+                      human_seconds(in.prefill_token_overhead_s) + " per prompt token";
+    if (in.context_token_overhead_s != 0) {
+      cpu += " + " + human_seconds(in.context_token_overhead_s) + " per context token";
+    }
+    kv.add("CPU overhead", cpu);
   }
   return t.render() + "\n" + kv.render();
 }

@@ -31,6 +31,7 @@ struct CostReportInput {
   double step_overhead_s = 0;
   double seq_overhead_s = 0;            // per sequence in the step (shown when not 0)
   double prefill_token_overhead_s = 0;  // per prompt token in the step (shown when not 0)
+  double context_token_overhead_s = 0;  // per context token of the step (shown when not 0)
   std::vector<cost::PrefillChunk> prefills;
   std::int64_t decode_batch = 0;
   std::int64_t context = 0;

@@ -99,6 +99,13 @@ Json serving_inputs_json(const run::ResolvedScenario& s) {
       serving["cost_model"]["engine_seq_overhead_us"] = s.cost.roofline.engine_seq_overhead_s * 1e6;
     }
     if (s.cost.roofline.async_scheduling) serving["cost_model"]["async_scheduling"] = true;
+    if (s.cost.roofline.step_overhead_s) {
+      serving["cost_model"]["step_overhead_us"] = *s.cost.roofline.step_overhead_s * 1e6;
+    }
+    if (s.cost.roofline.context_token_overhead_s) {
+      serving["cost_model"]["context_token_overhead_us"] =
+          *s.cost.roofline.context_token_overhead_s * 1e6;
+    }
   }
   return serving;
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <tuple>
 
 #include "common/error.h"
 #include "common/strings.h"
@@ -308,6 +310,19 @@ ResolvedScenario resolve_scenario(const config::Scenario& s, const ResolveOption
                             s);
     }
     r.cost.roofline.async_scheduling = true;
+  }
+  for (const auto& [flag, value, target] :
+       {std::tuple{"--step-overhead-us", s.step_overhead_us, &r.cost.roofline.step_overhead_s},
+        std::tuple{"--context-token-overhead-us", s.context_token_overhead_us,
+                   &r.cost.roofline.context_token_overhead_s}}) {
+    if (!value) continue;
+    if (r.cost.kind != cost::CostModelKind::kRoofline) {
+      throw config::relabel(flag_error(flag,
+                                       "the host overhead is the roofline cost model's; the "
+                                       "linear cost model has its own coefficients"),
+                            s);
+    }
+    *target = *value * 1e-6;
   }
   if (r.deployment.engine == model::MemoryEngine::kV0) {
     r.cost.roofline.engine_seq_overhead_s = cost::kVllmV0SeqOverheadS;

@@ -126,10 +126,12 @@ TEST_CASE("cost_model: seq_overhead_us and prefill_token_overhead_us round-trip,
   const auto absent = parse("cost_model:\n  op_classes: {}\n");
   CHECK(absent.seq_overhead_s == 0);
   CHECK(absent.prefill_token_overhead_s == 0);
+  CHECK(absent.context_token_overhead_s == 0);
   // Zero terms are not written: profiles without them keep their text.
   const std::string plain = config::emit_cost_profile_yaml(absent, 2);
   CHECK(plain.find("seq_overhead_us") == std::string::npos);
   CHECK(plain.find("prefill_token_overhead_us") == std::string::npos);
+  CHECK(plain.find("context_token_overhead_us") == std::string::npos);
   CHECK(plain.find("fitted_overheads") == std::string::npos);
 
   model::CostProfile p;
@@ -138,13 +140,16 @@ TEST_CASE("cost_model: seq_overhead_us and prefill_token_overhead_us round-trip,
   p.step_overhead_s = 0.0021;
   p.seq_overhead_s = 42e-6;
   p.prefill_token_overhead_s = 2.5e-6;
+  p.context_token_overhead_s = 0.1e-6;
   const std::string emitted = config::emit_cost_profile_yaml(p, 2);
   CHECK(emitted.find("  seq_overhead_us: 42\n") != std::string::npos);
   CHECK(emitted.find("  prefill_token_overhead_us: 2.5\n") != std::string::npos);
+  CHECK(emitted.find("  context_token_overhead_us: 0.1\n") != std::string::npos);
   const auto q = parse("cost_model:\n" + emitted);
   CHECK(q.step_overhead_s == Approx(0.0021));
   CHECK(q.seq_overhead_s == Approx(42e-6));
   CHECK(q.prefill_token_overhead_s == Approx(2.5e-6));
+  CHECK(q.context_token_overhead_s == Approx(0.1e-6));
   CHECK(q.provenance.fitted_overheads == p.provenance.fitted_overheads);
 }
 
@@ -154,6 +159,8 @@ TEST_CASE("cost_model: overhead terms out of range are located errors",
              Catch::Contains("gpu.yaml:2:20") && Catch::Contains("seq_overhead_us"));
   CHECK_THAT(test::error_of([] { parse("cost_model:\n  prefill_token_overhead_us: 2e6\n"); }),
              Catch::Contains("gpu.yaml:2:30") && Catch::Contains("prefill_token_overhead_us"));
+  CHECK_THAT(test::error_of([] { parse("cost_model:\n  context_token_overhead_us: -0.1\n"); }),
+             Catch::Contains("gpu.yaml:2:30") && Catch::Contains("context_token_overhead_us"));
   CHECK_THAT(
       test::error_of([] {
         parse("cost_model:\n  provenance: {kind: calibrated, fitted_overheads: [step_us]}\n");

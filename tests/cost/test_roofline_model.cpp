@@ -305,6 +305,40 @@ TEST_CASE("The step overhead adds per step, per sequence and per prompt token, e
   CHECK(over.step_time(batch) == 0);
 }
 
+TEST_CASE("The context-token overhead counts every token of the step's sequences after it",
+          "[cost][overhead]") {
+  model::HardwareSpec base = test::h100_sxm();
+  base.cost.step_overhead_s = 0;
+  model::HardwareSpec with = base;
+  with.cost.context_token_overhead_s = 0.1e-6;  // DistServe's Ray workers: 0.1 µs per token
+  const cost::RooflineCostModel plain(test::llama3_70b(), base, {});
+  const cost::RooflineCostModel over(test::llama3_70b(), with, {});
+  CHECK(over.context_token_overhead_s() == 0.1e-6);
+  // A chunk of 100 new tokens after 20 cached (120), an empty chunk (none), and decodes of
+  // contexts 10, 200 and 3000, each with its new token (3,213): 3,333 tokens, 333.3 µs.
+  const std::vector<cost::PrefillChunk> chunks = {{100, 20}, {0, 5}};
+  const std::vector<std::int64_t> contexts = {10, 200, 3000};
+  cost::StepBatch batch;
+  batch.prefills = chunks;
+  batch.decode_context_tokens = contexts;
+  batch.num_sampling = 4;
+  CHECK(std::llabs(over.step_time(batch) - plain.step_time(batch) - 333'300) <= 1);
+  CHECK(over.breakdown(batch).ops.back().time_s == Approx(333.3e-6).epsilon(1e-9));
+  // The same decodes as totals: the same tokens.
+  cost::StepBatch totals;
+  totals.decode_totals = {3, 3210};
+  totals.num_sampling = 3;
+  batch.prefills = {};
+  batch.num_sampling = 3;
+  CHECK(over.step_time(totals) == over.step_time(batch));
+  CHECK(std::llabs(over.step_time(totals) - plain.step_time(totals) - 321'300) <= 1);
+  // A CostOptions value replaces the profile's.
+  cost::CostOptions none;
+  none.context_token_overhead_s = 0.0;
+  CHECK(cost::RooflineCostModel(test::llama3_70b(), with, none).step_time(batch) ==
+        plain.step_time(batch));
+}
+
 TEST_CASE("Async scheduling hides the host overhead behind the GPU's step", "[cost][overhead]") {
   model::HardwareSpec base = test::h100_sxm();
   base.cost.step_overhead_s = 0;

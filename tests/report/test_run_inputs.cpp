@@ -65,6 +65,12 @@ TEST_CASE("run inputs: the roofline cost model and the deployment label", "[repo
   r.cost.roofline.async_scheduling = true;  // --async-scheduling is named when on
   CHECK(report::serving_inputs_json(r)["cost_model"] ==
         Json{{"kind", "roofline"}, {"async_scheduling", true}});
+  r.cost.roofline.async_scheduling = false;  // engine overheads given are named too
+  r.cost.roofline.step_overhead_s = 0.002;
+  r.cost.roofline.context_token_overhead_s = 0.25e-6;
+  CHECK(report::serving_inputs_json(r)["cost_model"] == Json{{"kind", "roofline"},
+                                                             {"step_overhead_us", 2000.0},
+                                                             {"context_token_overhead_us", 0.25}});
   CHECK(report::serving_inputs_json(r)["allocator"] == "contiguous-max");
   CHECK(report::deployment_label(r) == "2 × " + r.deployment.hardware->name +
                                            " per replica, 3 replicas; contiguous-max allocator, "

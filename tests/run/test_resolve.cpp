@@ -206,3 +206,26 @@ TEST_CASE("Async scheduling reaches the roofline cost model; other schedulers an
                                  "true}\ncost_model: linear:100:1:10\n"),
                     Catch::Contains("the linear cost model has none"));
 }
+
+TEST_CASE("Engine host overheads given as settings replace the GPU profile's", "[run][overhead]") {
+  auto r = resolve_text(
+      "model: llama-3-8b\ngpu: h100-sxm\n"
+      "serving: {step_overhead_us: 2000, context_token_overhead_us: 0.1}\n");
+  REQUIRE(r.cost.roofline.step_overhead_s);
+  CHECK(*r.cost.roofline.step_overhead_s == Approx(0.002));
+  REQUIRE(r.cost.roofline.context_token_overhead_s);
+  CHECK(*r.cost.roofline.context_token_overhead_s == Approx(0.1e-6));
+  r = resolve_text("model: llama-3-8b\ngpu: h100-sxm\n");
+  CHECK_FALSE(r.cost.roofline.step_overhead_s);
+  CHECK_FALSE(r.cost.roofline.context_token_overhead_s);
+  try {
+    (void)resolve_text(
+        "model: llama-3-8b\ngpu: h100-sxm\nserving: {context_token_overhead_us: 0.1}\n"
+        "cost_model: linear:100:1:10\n");
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).rfind("s.yaml:3:38: serving.context_token_overhead_us: the host "
+                                      "overhead is the roofline cost model's",
+                                      0) == 0);
+  }
+}
