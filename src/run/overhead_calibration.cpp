@@ -237,6 +237,13 @@ void check_cases(std::span<const ReplayCase> cases) {
                   "expected roofline: the overheads are the roofline model's (the linear model "
                   "has its own coefficients)");
     }
+    if (c.scenario->cost.roofline.async_scheduling) {
+      // The rows are first-order sensitivities of latencies that the terms add to; with async
+      // scheduling a step waits for the host only where it outlasts the GPU.
+      throw Error(ErrorLocation{"", 0, 0, "--async-scheduling"},
+                  "the overhead fit needs the host's time to add to every step; fit a run "
+                  "served without --async-scheduling");
+    }
   }
 }
 

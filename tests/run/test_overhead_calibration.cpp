@@ -157,3 +157,16 @@ TEST_CASE("calibrate_overheads refuses the linear cost model", "[run][overhead]"
       test::error_of([&] { run::calibrate_overheads(std::span<const run::ReplayCase>(&c, 1)); }),
       Catch::Contains("--cost-model"));
 }
+
+TEST_CASE("calibrate_overheads refuses async scheduling, whose host time does not add up",
+          "[run][overhead]") {
+  const std::string dir = test::temp_dir();
+  run::ResolvedScenario s = scenario(test::write_temp_file(dir, "t.csv", trace_csv({{0, 8, 2}})));
+  s.cost.roofline.async_scheduling = true;
+  trace::RealRun real;
+  real.requests.push_back({});
+  const run::ReplayCase c{&s, &real};
+  CHECK_THAT(
+      test::error_of([&] { run::calibrate_overheads(std::span<const run::ReplayCase>(&c, 1)); }),
+      Catch::Contains("--async-scheduling") && Catch::Contains("without --async-scheduling"));
+}
