@@ -106,6 +106,13 @@ double predict(const model::OpClassProfile& p, const FitRow& r) {
   return roofline_time(p, r.peak, r.bandwidth, r.extra, Work{r.flops, r.bytes}).time_s;
 }
 
+// Mean absolute percentage error of the profile's roofline on the rows.
+double roofline_mape(const model::OpClassProfile& p, const std::vector<FitRow>& rows) {
+  double ape = 0;
+  for (const auto& r : rows) ape += std::abs(predict(p, r) - r.time) / r.time;
+  return 100.0 * ape / static_cast<double>(rows.size());
+}
+
 struct ClassFitState {
   model::OpClassProfile profile;
   double loss = std::numeric_limits<double>::infinity();
@@ -223,12 +230,8 @@ ClassFit fit_class(std::vector<FitRow>& fr, OpClass op, const model::OpClassProf
   cf.rows = static_cast<std::int64_t>(fr.size());
   cf.profile = best.profile;
   cf.launch_latency_s = best_latency;
-  double ape = 0;
-  for (const auto& r : fr) {
-    (r.compute ? cf.compute_bound_rows : cf.memory_bound_rows) += 1;
-    ape += std::abs(predict(best.profile, r) - r.time) / r.time;
-  }
-  cf.roofline_mape = 100.0 * ape / static_cast<double>(fr.size());
+  for (const auto& r : fr) (r.compute ? cf.compute_bound_rows : cf.memory_bound_rows) += 1;
+  cf.roofline_mape = roofline_mape(best.profile, fr);
   return cf;
 }
 
@@ -308,16 +311,12 @@ FitResult fit_profile(const std::vector<Measurement>& rows, const model::Hardwar
       std::vector<FitRow> fr = class_rows(rows, hardware, op, key);
       ClassFit cf =
           fit_class(fr, op, op_class_profile(hardware.cost, op, dtype), options.max_knots);
-      // The 16-bit entry (key nullopt) sorts first, so it is fitted by now when it has rows.
-      const auto plain = result.profile.op_classes.find(cf.op);
-      if (options.share_memory_curve && key && entries.contains(std::nullopt) &&
-          plain != result.profile.op_classes.end()) {
-        cf.profile.memory = plain->second.memory;
-        cf.profile.launch_latency_s = plain->second.launch_latency_s;
-        cf.launch_latency_s = plain->second.launch_latency_s;
-        double ape = 0;
-        for (const auto& r : fr) ape += std::abs(predict(cf.profile, r) - r.time) / r.time;
-        cf.roofline_mape = 100.0 * ape / static_cast<double>(fr.size());
+      // The 16-bit entry (key nullopt) sorts first: fitted by now when these rows have one.
+      if (options.share_memory_curve && key && entries.contains(std::nullopt)) {
+        const model::OpClassProfile& plain = result.profile.op_classes.at(cf.op);
+        cf.profile.memory = plain.memory;
+        cf.profile.launch_latency_s = cf.launch_latency_s = plain.launch_latency_s;
+        cf.roofline_mape = roofline_mape(cf.profile, fr);
       }
       cf.op = key.value_or(cf.op);
       result.profile.op_classes[cf.op] = cf.profile;

@@ -296,18 +296,20 @@ ResolvedScenario resolve_scenario(const config::Scenario& s, const ResolveOption
   r.allocator = s.allocator;
   r.placement = s.placement;
   r.cost = s.cost;
+  // The engine's host-overhead settings act on the roofline model only.
+  const auto refuse = [&s](const char* flag, const std::string& message) {
+    throw config::relabel(flag_error(flag, message), s);
+  };
+  const bool linear = r.cost.kind != cost::CostModelKind::kRoofline;
   if (s.async_scheduling) {
     if (r.sim.scheduler.kind != sim::SchedulerKind::kVllmV1) {
-      throw config::relabel(flag_error("--async-scheduling",
-                                       "async scheduling is vLLM V1's: it needs the vllm-v1 "
-                                       "scheduler (--engine v1)"),
-                            s);
+      refuse("--async-scheduling",
+             "async scheduling is vLLM V1's: it needs the vllm-v1 scheduler (--engine v1)");
     }
-    if (r.cost.kind != cost::CostModelKind::kRoofline) {
-      throw config::relabel(flag_error("--async-scheduling",
-                                       "async scheduling overlaps the roofline cost model's host "
-                                       "overhead; the linear cost model has none"),
-                            s);
+    if (linear) {
+      refuse("--async-scheduling",
+             "async scheduling overlaps the roofline cost model's host overhead; the linear cost "
+             "model has none");
     }
     r.cost.roofline.async_scheduling = true;
   }
@@ -316,11 +318,10 @@ ResolvedScenario resolve_scenario(const config::Scenario& s, const ResolveOption
         std::tuple{"--context-token-overhead-us", s.context_token_overhead_us,
                    &r.cost.roofline.context_token_overhead_s}}) {
     if (!value) continue;
-    if (r.cost.kind != cost::CostModelKind::kRoofline) {
-      throw config::relabel(flag_error(flag,
-                                       "the host overhead is the roofline cost model's; the "
-                                       "linear cost model has its own coefficients"),
-                            s);
+    if (linear) {
+      refuse(flag,
+             "the host overhead is the roofline cost model's; the linear cost model has its own "
+             "coefficients");
     }
     *target = *value * 1e-6;
   }

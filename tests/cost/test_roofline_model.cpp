@@ -40,6 +40,19 @@ cost::StepCost decode(const cost::CostModel& m, std::int64_t batch, std::int64_t
   return m.breakdown(b);
 }
 
+// The step the overhead tests price: one chunk of 100 new tokens after 20 cached, an empty
+// chunk (no sequence), and decodes of contexts 10, 200 and 3000; 4 rows sampled.
+const std::vector<PrefillChunk> kMixedChunks = {{100, 20}, {0, 5}};
+const std::vector<std::int64_t> kMixedContexts = {10, 200, 3000};
+
+StepBatch mixed_step() {
+  StepBatch b;
+  b.prefills = kMixedChunks;
+  b.decode_context_tokens = kMixedContexts;
+  b.num_sampling = 4;
+  return b;
+}
+
 cost::RooflineCostModel llama70_tp4() {
   cost::CostOptions o;
   o.tensor_parallel_size = 4;
@@ -279,12 +292,7 @@ TEST_CASE("The step overhead adds per step, per sequence and per prompt token, e
   const cost::RooflineCostModel over(test::llama3_70b(), with, {});
   // One chunk of 100 new tokens (and an empty chunk, which is no sequence) plus 3 decodes:
   // 4 sequences, 100 prompt tokens: 2 ms + 4 × 40 µs + 100 × 3 µs = 2.46 ms.
-  const std::vector<cost::PrefillChunk> chunks = {{100, 20}, {0, 5}};
-  const std::vector<std::int64_t> contexts = {10, 200, 3000};
-  cost::StepBatch batch;
-  batch.prefills = chunks;
-  batch.decode_context_tokens = contexts;
-  batch.num_sampling = 4;
+  cost::StepBatch batch = mixed_step();
   CHECK(over.step_time(batch) - plain.step_time(batch) == 2'460'000);
   const cost::StepCost c = over.breakdown(batch);
   REQUIRE(c.ops.back().name == "step_overhead");
@@ -314,14 +322,9 @@ TEST_CASE("The context-token overhead counts every token of the step's sequences
   const cost::RooflineCostModel plain(test::llama3_70b(), base, {});
   const cost::RooflineCostModel over(test::llama3_70b(), with, {});
   CHECK(over.context_token_overhead_s() == 0.1e-6);
-  // A chunk of 100 new tokens after 20 cached (120), an empty chunk (none), and decodes of
-  // contexts 10, 200 and 3000, each with its new token (3,213): 3,333 tokens, 333.3 µs.
-  const std::vector<cost::PrefillChunk> chunks = {{100, 20}, {0, 5}};
-  const std::vector<std::int64_t> contexts = {10, 200, 3000};
-  cost::StepBatch batch;
-  batch.prefills = chunks;
-  batch.decode_context_tokens = contexts;
-  batch.num_sampling = 4;
+  // The chunk's 100 new tokens after 20 cached (120), the empty chunk (none), and the decodes
+  // of contexts 10, 200 and 3000, each with its new token (3,213): 3,333 tokens, 333.3 µs.
+  cost::StepBatch batch = mixed_step();
   CHECK(std::llabs(over.step_time(batch) - plain.step_time(batch) - 333'300) <= 1);
   CHECK(over.breakdown(batch).ops.back().time_s == Approx(333.3e-6).epsilon(1e-9));
   // The same decodes as totals: the same tokens.
@@ -350,9 +353,8 @@ TEST_CASE("Async scheduling hides the host overhead behind the GPU's step", "[co
   const cost::RooflineCostModel gpu_only(test::llama3_70b(), base, {});
   const cost::RooflineCostModel serial(test::llama3_70b(), slow_host, {});
   const cost::RooflineCostModel overlapped(test::llama3_70b(), slow_host, async);
-  const std::vector<std::int64_t> contexts = {10, 200, 3000};
   cost::StepBatch decode;  // 3 decodes of a 70B model on one GPU outlast 2.12 ms of host time
-  decode.decode_context_tokens = contexts;
+  decode.decode_context_tokens = kMixedContexts;
   decode.num_sampling = 3;
   const double gpu_s = gpu_only.breakdown(decode).time_s;
   REQUIRE(gpu_s > 0.00212);

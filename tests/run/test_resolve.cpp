@@ -193,15 +193,13 @@ TEST_CASE("Async scheduling reaches the roofline cost model; other schedulers an
       "cost_model: roofline\n");
   CHECK(r.cost.roofline.async_scheduling);
   CHECK_FALSE(resolve_text("model: llama-3-8b\ngpu: h100-sxm\n").cost.roofline.async_scheduling);
-  try {
-    (void)resolve_text(
-        "model: llama-3-8b\ngpu: h100-sxm\nengine: v0\nserving: {async_scheduling: true}\n");
-    FAIL("expected an error");
-  } catch (const Error& e) {
-    CHECK(std::string(e.what()).rfind("s.yaml:4:29: serving.async_scheduling: async scheduling "
-                                      "is vLLM V1's",
-                                      0) == 0);
-  }
+  CHECK_THAT(kvsim::test::error_of([] {
+               (void)resolve_text(
+                   "model: llama-3-8b\ngpu: h100-sxm\nengine: v0\n"
+                   "serving: {async_scheduling: true}\n");
+             }),
+             Catch::StartsWith("s.yaml:4:29: serving.async_scheduling: async scheduling is vLLM "
+                               "V1's"));
   CHECK_THROWS_WITH(resolve_text("model: llama-3-8b\ngpu: h100-sxm\nserving: {async_scheduling: "
                                  "true}\ncost_model: linear:100:1:10\n"),
                     Catch::Contains("the linear cost model has none"));
@@ -218,14 +216,11 @@ TEST_CASE("Engine host overheads given as settings replace the GPU profile's", "
   r = resolve_text("model: llama-3-8b\ngpu: h100-sxm\n");
   CHECK_FALSE(r.cost.roofline.step_overhead_s);
   CHECK_FALSE(r.cost.roofline.context_token_overhead_s);
-  try {
-    (void)resolve_text(
-        "model: llama-3-8b\ngpu: h100-sxm\nserving: {context_token_overhead_us: 0.1}\n"
-        "cost_model: linear:100:1:10\n");
-    FAIL("expected an error");
-  } catch (const Error& e) {
-    CHECK(std::string(e.what()).rfind("s.yaml:3:38: serving.context_token_overhead_us: the host "
-                                      "overhead is the roofline cost model's",
-                                      0) == 0);
-  }
+  CHECK_THAT(kvsim::test::error_of([] {
+               (void)resolve_text(
+                   "model: llama-3-8b\ngpu: h100-sxm\nserving: {context_token_overhead_us: 0.1}\n"
+                   "cost_model: linear:100:1:10\n");
+             }),
+             Catch::StartsWith("s.yaml:3:38: serving.context_token_overhead_us: the host overhead "
+                               "is the roofline cost model's"));
 }
