@@ -312,6 +312,7 @@ ResolvedScenario resolve_scenario(const config::Scenario& s, const ResolveOption
              "model has none");
     }
     r.cost.roofline.async_scheduling = true;
+    r.sim.scheduler.async_scheduling = true;
   }
   for (const auto& [flag, value, target] :
        {std::tuple{"--step-overhead-us", s.step_overhead_us, &r.cost.roofline.step_overhead_s},

@@ -35,8 +35,8 @@ bool Replica::begin_fast_forward(TimeNs now, TimeNs horizon, bool finishes) {
                       so.kind == SchedulerKind::kVllmV1;
   // A prefill-only replica (disaggregated serving) hands requests off after their first token.
   if (!policy || pipeline_ != nullptr || busy_ || prefill_only_ || running_.empty() ||
-      !waiting_.empty() || !swapped_.empty() || !swapping_in_.empty() || !held_.empty() ||
-      !transferring_.empty() || !cost_model_->prices_decode_totals()) {
+      !waiting_.empty() || !inbox_.empty() || !swapped_.empty() || !swapping_in_.empty() ||
+      !held_.empty() || !transferring_.empty() || !cost_model_->prices_decode_totals()) {
     return false;
   }
   const auto n = static_cast<std::int64_t>(running_.size());
@@ -248,6 +248,7 @@ void Replica::land_in_flight(TimeNs now) {
   KVSIM_ASSERT(ff_.active && ff_.in_flight && busy_ && now == step_start_ns_ + ff_.launch_ns,
                "the step in flight ends now");
   busy_ = false;
+  last_step_end_ns_ = now;
   ff_.in_flight = false;
   finish_decode_step(ff_.launch_ns);
   end_fast_forward();

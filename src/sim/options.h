@@ -59,6 +59,11 @@ struct SchedulerOptions {
   // graph captured for the next capture size (cuda_graph_padded_tokens), so its token-wise
   // layers compute the padding rows too. 0 = no graphs (eager, or a V0-era engine).
   std::int64_t cuda_graph_max_size = 0;
+  // vllm-v1 with --async-scheduling: the engine decides step k+1's batch as soon as it has
+  // launched step k, so a request that arrives while a step is in flight misses the batch
+  // already decided and is first scheduled in the step after it (Replica::enqueue). An engine
+  // with nothing to run decides when the request arrives.
+  bool async_scheduling = false;
 };
 
 struct SimOptions {

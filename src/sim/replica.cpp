@@ -55,8 +55,8 @@ memory::AllocatorStats Replica::allocator_stats() const {
 }
 
 std::int64_t Replica::num_outstanding() const {
-  return static_cast<std::int64_t>(waiting_.size() + running_.size() + swapped_.size() +
-                                   swapping_in_.size());
+  return static_cast<std::int64_t>(waiting_.size() + inbox_.size() + running_.size() +
+                                   swapped_.size() + swapping_in_.size());
 }
 
 double Replica::kv_usage() const {
@@ -113,7 +113,7 @@ void Replica::advance_to(TimeNs now) {
   if (dt == 0) return;
   const auto w = static_cast<ReplicaIntegrals::U128>(dt);
   integrals_.running += static_cast<ReplicaIntegrals::U128>(running_.size()) * w;
-  integrals_.waiting += static_cast<ReplicaIntegrals::U128>(waiting_.size()) * w;
+  integrals_.waiting += static_cast<ReplicaIntegrals::U128>(num_waiting()) * w;
   integrals_.elapsed += dt;
   integrated_to_ = now;
 }
@@ -137,11 +137,23 @@ void Replica::enqueue(RequestPool::Slot slot, TimeNs now) {
     return reject(slot, RejectReason::kNeverFits, now);
   }
   r.state = RequestState::kWaiting;
+  // The step that starts now, if one ended now, was decided when that one launched.
+  if (options_.scheduler.async_scheduling && (busy_ || last_step_end_ns_ == now)) {
+    inbox_.push_back(slot);
+    max_waiting_ = std::max(max_waiting_, num_waiting());
+    return;
+  }
   waiting_.push_back(slot);
   max_waiting_ = std::max(max_waiting_, num_waiting());
   // A new head changes what counts as external fragmentation; an idle replica refreshes when
   // it next tries to start a step (at this same instant).
   if (busy_ && waiting_.size() == 1) refresh_accounting();
+}
+
+void Replica::join_inbox() {
+  if (inbox_.empty()) return;
+  waiting_.insert(waiting_.end(), inbox_.begin(), inbox_.end());
+  inbox_.clear();
 }
 
 void Replica::reject(RequestPool::Slot slot, RejectReason reason, TimeNs now) {
@@ -170,6 +182,9 @@ std::optional<TimeNs> Replica::start_step(TimeNs now) {
   plan_.clear();
   pending_swap_ins_.clear();
   Bytes swap_out_bytes = 0;
+  // Async scheduling: an engine that had nothing to run when it decided this step waited for
+  // input instead, and schedules what arrived as it comes.
+  if (!inbox_.empty() && waiting_.empty() && swapped_.empty() && holds_nothing()) join_inbox();
   // A pass that only preempted (every running request lost its room) is followed by another,
   // which can admit or swap in at once. Two passes always suffice: the second starts with
   // nothing running, so it cannot preempt.
@@ -181,6 +196,8 @@ std::optional<TimeNs> Replica::start_step(TimeNs now) {
     KVSIM_ASSERT(pass < 2, "a scheduling pass with nothing running cannot preempt");
     plan_.clear();
   }
+  // The inbox is seen from the next step's decision on.
+  join_inbox();
 
   const TimeNs swap_out_ns = swap_out_bytes > 0 ? cost_model_->swap_time(swap_out_bytes) : 0;
   link_free_ns_ = std::max(link_free_ns_, now) + swap_out_ns;
@@ -232,6 +249,7 @@ void Replica::finish_step(TimeNs now) {
   advance_to(now);
   now_ = now;
   busy_ = false;
+  last_step_end_ns_ = now;
   bool any_finished = false;
   for (const StepItem& item : plan_.items()) {
     if (item.canceled || item.kind == StepItemKind::kPadding) continue;

@@ -145,7 +145,10 @@ class Replica {
   std::uint32_t index() const { return index_; }
   // Requests routed here and not yet ended.
   std::int64_t num_outstanding() const;
-  std::int64_t num_waiting() const { return static_cast<std::int64_t>(waiting_.size()); }
+  // Waiting requests, those not yet seen by the scheduler (async scheduling's inbox) included.
+  std::int64_t num_waiting() const {
+    return static_cast<std::int64_t>(waiting_.size() + inbox_.size());
+  }
   std::int64_t num_running() const { return static_cast<std::int64_t>(running_.size()); }
   // Allocated fraction of the KV cache (token states + reservation + internal fragmentation).
   double kv_usage() const;
@@ -175,6 +178,7 @@ class Replica {
   template <typename Fn>
   void for_each_unfinished(Fn fn) const {
     for (RequestPool::Slot s : waiting_) fn(s);
+    for (RequestPool::Slot s : inbox_) fn(s);
     for (RequestPool::Slot s : running_) fn(s);
     for (RequestPool::Slot s : swapped_) fn(s);
     for (RequestPool::Slot s : swapping_in_) fn(s);
@@ -243,6 +247,8 @@ class Replica {
   void flush_token_gaps();
   void reject(RequestPool::Slot slot, RejectReason reason, TimeNs now);
   void refresh_accounting();
+  // Moves the inbox to the end of waiting_ (arrival order kept).
+  void join_inbox();
   // The replica's accounting from the allocator's: deferred tokens moved to token states.
   memory::ByteAccounting with_deferred(memory::ByteAccounting from_allocator) const;
 
@@ -255,6 +261,10 @@ class Replica {
   Context ctx_;
 
   std::deque<RequestPool::Slot> waiting_;
+  // SchedulerOptions::async_scheduling: requests that arrived while a step was in flight, in
+  // arrival order. The next step's batch was decided without them; they join waiting_ once it
+  // is (join_inbox), unless the engine had nothing else to decide on.
+  std::vector<RequestPool::Slot> inbox_;
   std::vector<RequestPool::Slot> running_;
   std::deque<RequestPool::Slot> swapped_;
   std::vector<RequestPool::Slot> held_;
@@ -267,7 +277,8 @@ class Replica {
 
   StepPlan plan_;
   bool busy_ = false;
-  TimeNs step_start_ns_ = 0;  // when the step in flight (or the last one) started
+  TimeNs step_start_ns_ = 0;      // when the step in flight (or the last one) started
+  TimeNs last_step_end_ns_ = -1;  // when the last step ended
   TimeNs step_swap_out_ns_ = 0;
   TimeNs now_ = 0;
   std::int64_t preemptions_this_pass_ = 0;

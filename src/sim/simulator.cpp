@@ -123,7 +123,7 @@ class Simulator final : public RequestSink {
   void on_arrival(TimeNs now);
   // Schedules the arrival of next_: now, or held until a closed-loop client is free.
   void schedule_next();
-  void send_held();  // a client is free: the held request goes out at max(its time, now_)
+  void send_held();  // a client is free: the held request goes out at max(its time, now_ + 1)
   void mark(std::uint32_t replica);
   // Disaggregated serving: a prompt's KV has reached the decode pool; it joins a decode replica.
   void on_kv_transfer_done(const Event& e, TimeNs now);
@@ -251,9 +251,11 @@ void Simulator::schedule_next() {
 void Simulator::send_held() {
   if (metrics_.arrived - ended_ >= opts_.max_concurrency) return;
   held_by_client_ = false;
-  // Sent now (or at its own time, if later): TTFT and E2E count from there, as the benchmark
-  // client measures them.
-  next_.arrival_ns = std::max(next_.arrival_ns, now_);
+  // Sent once the client has the answer that freed it (or at its own time, if later): TTFT and
+  // E2E count from there, as the benchmark client measures them. The engine has already decided
+  // its next step by then (vLLM schedules it as soon as it has processed the outputs that reach
+  // the client), so the request arrives 1 ns after the step that starts now.
+  next_.arrival_ns = std::max(next_.arrival_ns, now_ + 1);
   events_.push(next_.arrival_ns, EventKind::kArrival);
 }
 

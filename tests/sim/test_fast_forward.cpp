@@ -274,8 +274,8 @@ TEST_CASE("Fast forward: with a client waiting to send, the finishing step is or
           "[sim][fast_forward]") {
   // One client (max concurrency 1) and two requests: while A (prompt 2, 5 outputs) runs, B is
   // held by the client and sent when A ends. A's finishing step ("5") is an ordinary step, so
-  // that B's arrival at 5 ms is an event before the next step; B (prompt 3, 4 outputs), whose
-  // client holds nothing more, finishes in its run.
+  // that B's arrival 1 ns after 5 ms is an event before the next step; B (prompt 3, 4 outputs),
+  // whose client holds nothing more, finishes in its run.
   FixedCostModel cost = ms_steps_recorded();
   sim::SimOptions opts = tiny_options();
   opts.max_concurrency = 1;
@@ -284,14 +284,15 @@ TEST_CASE("Fast forward: with a client waiting to send, the finishing step is or
   check_same(fast, slow);
   CHECK(priced(cost) ==
         std::vector<std::string>{"P2", "2/1", "3/1", "4/1", "5", "P3", "3/1", "4/1", "5/1"});
-  CHECK(fast.ended.at(1).arrival_ns == 5 * kMs);
-  CHECK(fast.ended.at(1).finish_ns == 9 * kMs);
+  CHECK(fast.ended.at(1).arrival_ns == 5 * kMs + 1);
+  CHECK(fast.ended.at(1).finish_ns == 9 * kMs + 1);
 }
 
 TEST_CASE("Fast forward changes nothing: random runs, fast-forwarded and step by step",
           "[sim][fast_forward]") {
   // Memory pressure (preemption by recompute and by swap), prefix caching, one or two replicas,
-  // a timeline, CUDA-graph padding, a time limit and closed-loop clients: every result equal.
+  // a timeline, CUDA-graph padding, a time limit, closed-loop clients and async scheduling:
+  // every result equal.
   int runs = 0;
   std::int64_t fast_steps = 0, all_steps = 0;
   for (auto sched : {sim::SchedulerKind::kVllm, sim::SchedulerKind::kChunkedPrefill,
@@ -337,6 +338,9 @@ TEST_CASE("Fast forward changes nothing: random runs, fast-forwarded and step by
           opts.time_limit_ns =
               rng.uniform_int(0, 3) == 0 ? rng.uniform_int(1, 400) * kMs : 10'000 * kMs;
           if (rng.uniform_int(0, 3) == 0) opts.max_concurrency = rng.uniform_int(1, 16);
+          if (sched == sim::SchedulerKind::kVllmV1) {
+            opts.scheduler.async_scheduling = rng.uniform_int(0, 1) == 1;
+          }
           memory::AllocatorOptions alloc = paged(rng.uniform_int(400, 1500), 8);
           alloc.watermark = 0.01;
           alloc.enable_prefix_caching = prefix;

@@ -224,12 +224,11 @@ TEST_CASE("Goodput counts requests within every per-request SLO target", "[sim]"
   }
 }
 
-TEST_CASE("A closed loop sends the next request when one ends, at that time",
-          "[sim][closed-loop]") {
+TEST_CASE("A closed loop sends the next request when one ends, 1 ns after", "[sim][closed-loop]") {
   // 1 ms steps; four requests of 10 prompt / 3 output tokens, all due at 0, two clients:
   //   t=0  R0, R1 arrive (R2 held); one prefill step      -> first tokens at 1 ms
   //   t=1, t=2 decode                                     -> R0, R1 finish at 3 ms
-  //   t=3  R2 and R3 go out (arrival 3 ms); same timeline -> finish at 6 ms
+  //   t=3+1ns  R2 and R3 go out to an idle engine; same timeline -> finish at 6 ms + 1 ns
   FixedCostModel cost;
   cost.per_step_ns = kMs;
   sim::SimOptions opts = small_options();
@@ -237,11 +236,11 @@ TEST_CASE("A closed loop sends the next request when one ends, at that time",
   const auto run = run_sim(
       opts, {}, cost, {spec(0, 0, 10, 3), spec(1, 0, 10, 3), spec(2, 0, 10, 3), spec(3, 0, 10, 3)});
   REQUIRE(run.result.metrics.completed == 4);
-  CHECK(run.result.duration_ns == 6 * kMs);
+  CHECK(run.result.duration_ns == 6 * kMs + 1);
   CHECK(run.ended.at(1).arrival_ns == 0);
-  CHECK(run.ended.at(2).arrival_ns == 3 * kMs);
-  CHECK(run.ended.at(3).arrival_ns == 3 * kMs);
-  CHECK(run.ended.at(3).finish_ns == 6 * kMs);
+  CHECK(run.ended.at(2).arrival_ns == 3 * kMs + 1);
+  CHECK(run.ended.at(3).arrival_ns == 3 * kMs + 1);
+  CHECK(run.ended.at(3).finish_ns == 6 * kMs + 1);
   // TTFT counts from the send, not from the stream's time 0: every request waits 1 ms.
   CHECK(run.result.metrics.ttft.min() == kMs);
   CHECK(run.result.metrics.ttft.max() == kMs);
@@ -256,10 +255,28 @@ TEST_CASE("A closed loop sends the next request when one ends, at that time",
   CHECK(all.result.max_running == 4);
 }
 
+TEST_CASE("A closed loop's next request misses the step the engine starts as the last one ends",
+          "[sim][closed-loop]") {
+  // Two clients, 1 ms steps. R0 (2 outputs) and R1 (5 outputs) prefill at 0; R0 ends at 2 ms,
+  // when the engine starts R1's next decode. R2 goes out 1 ns later and waits for the step at
+  // 3 ms: first token at 4 ms, TTFT 2 ms - 1 ns (a zero-time client would have had 1 ms).
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  sim::SimOptions opts = small_options();
+  opts.max_concurrency = 2;
+  const auto run =
+      run_sim(opts, {}, cost, {spec(0, 0, 10, 2), spec(1, 0, 10, 5), spec(2, 0, 10, 2)});
+  REQUIRE(run.result.metrics.completed == 3);
+  const sim::Request& r2 = run.ended.at(2);
+  CHECK(r2.arrival_ns == 2 * kMs + 1);
+  CHECK(r2.first_token_ns == 4 * kMs);
+  CHECK(r2.finish_ns == 5 * kMs);
+}
+
 TEST_CASE("A closed loop with a rate: a request goes at its own time when a client is free",
           "[sim][closed-loop]") {
   // One client. R0 at 0 ends at 3 ms; R1 is due at 5 ms (client idle): it goes at 5. R2 is due
-  // at 6 ms, while R1 runs until 8 ms: it goes at 8.
+  // at 6 ms, while R1 runs until 8 ms: it goes 1 ns after.
   FixedCostModel cost;
   cost.per_step_ns = kMs;
   sim::SimOptions opts = small_options();
@@ -268,9 +285,61 @@ TEST_CASE("A closed loop with a rate: a request goes at its own time when a clie
                            {spec(0, 0, 10, 3), spec(1, 5 * kMs, 10, 3), spec(2, 6 * kMs, 10, 3)});
   REQUIRE(run.result.metrics.completed == 3);
   CHECK(run.ended.at(1).arrival_ns == 5 * kMs);
-  CHECK(run.ended.at(2).arrival_ns == 8 * kMs);
-  CHECK(run.result.duration_ns == 11 * kMs);
+  CHECK(run.ended.at(2).arrival_ns == 8 * kMs + 1);
+  CHECK(run.result.duration_ns == 11 * kMs + 1);
   CHECK(run.result.max_running == 1);
+}
+
+TEST_CASE("Async scheduling: a request that arrives during a step joins the step after next",
+          "[sim][async]") {
+  // vLLM V1's async scheduling decides step k+1 when it launches step k. 1 ms steps; R0
+  // (10 prompt, 4 outputs) at 0, R1 (10, 2) at 0.5 ms, during R0's prefill step.
+  //   sync:  R1 is in the step at 1 ms -> first token 2 ms
+  //   async: the step at 1 ms was decided at 0 -> R1 runs from 2 ms, first token 3 ms
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  const std::vector<trace::RequestSpec> specs = {spec(0, 0, 10, 4), spec(1, 500 * kUs, 10, 2)};
+  sim::SimOptions sync = small_options(sim::SchedulerKind::kVllmV1);
+  sim::SimOptions async = sync;
+  async.scheduler.async_scheduling = true;
+  const auto a = run_sim(sync, {}, cost, specs);
+  const auto b = run_sim(async, {}, cost, specs);
+  REQUIRE(a.result.metrics.completed == 2);
+  REQUIRE(b.result.metrics.completed == 2);
+  CHECK(a.ended.at(1).first_token_ns == 2 * kMs);
+  CHECK(b.ended.at(1).first_token_ns == 3 * kMs);
+  CHECK(b.ended.at(1).finish_ns == 4 * kMs);
+  // R0 is not delayed; the waiting integral counts R1 from its arrival either way.
+  CHECK(b.ended.at(0).finish_ns == 4 * kMs);
+  CHECK(b.result.mean_waiting > a.result.mean_waiting);
+
+  // An engine with nothing to run takes a request as it arrives: R0 (1 output) ends at 1 ms,
+  // R1 arrives at 1.5 ms to an idle engine and has its first token at 2.5 ms.
+  const std::vector<trace::RequestSpec> idle = {spec(0, 0, 10, 1), spec(1, 1500 * kUs, 10, 2)};
+  const auto c = run_sim(async, {}, cost, idle);
+  REQUIRE(c.result.metrics.completed == 2);
+  CHECK(c.ended.at(1).first_token_ns == 2500 * kUs);
+}
+
+TEST_CASE("Async scheduling loses no request under load", "[sim][async]") {
+  // 200 requests, one every 0.3 ms against 1 ms steps and 8 sequences at most: the inbox
+  // fills while steps run, and some requests arrive just as a step ends (already decided).
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  sim::SimOptions opts = small_options(sim::SchedulerKind::kVllmV1);
+  opts.scheduler.async_scheduling = true;
+  opts.scheduler.max_num_seqs = 8;
+  std::vector<trace::RequestSpec> specs;
+  for (int i = 0; i < 200; ++i) {
+    specs.push_back(spec(static_cast<std::uint64_t>(i), i * 300 * kUs, 10 + i % 7, 1 + i % 5));
+  }
+  const auto run = run_sim(opts, {}, cost, specs);
+  CHECK(run.result.metrics.completed == 200);
+  CHECK(run.ended.size() == 200);
+  // FCFS: a request never has its first token before one that arrived earlier.
+  for (std::uint64_t i = 1; i < 200; ++i) {
+    CHECK(run.ended.at(i).first_token_ns >= run.ended.at(i - 1).first_token_ns);
+  }
 }
 
 TEST_CASE("A closed loop under a time limit accounts for the held request", "[sim][closed-loop]") {
