@@ -198,7 +198,8 @@ void add_from_run_flags(CLI::App* command, FromRunFlags& f) {
   f.command = command;
   command->add_option("--from-run", f.runs,
                       "Fit the GPU's framework overheads to this real run (repeatable: fitted "
-                      "jointly): vLLM benchmark JSON, requests.jsonl or DistServe .exp");
+                      "jointly): vLLM benchmark JSON, requests.jsonl, DistServe .exp or aiperf "
+                      "profile_export.jsonl");
   command->add_option("--rounds", f.rounds,
                       "--from-run: simulations of every run, at most (default 8)");
   command->add_option("--config", f.config,

@@ -15,8 +15,9 @@
 namespace kvsim::cli {
 
 void add_replay_flags(CLI::App* command, ReplayFlags& flags) {
-  command->add_option("--run-format", flags.run_format,
-                      "vllm-benchmark|requests-jsonl|distserve (default: from the file name)");
+  command->add_option(
+      "--run-format", flags.run_format,
+      "vllm-benchmark|requests-jsonl|distserve|aiperf (default: from the file name)");
   command->add_option("--arrivals", flags.arrivals_path,
                       "vLLM benchmark JSON: the requests' arrival times (one per line, s); "
                       "default: regenerated from the recorded rate and --run-seed");
@@ -52,6 +53,9 @@ trace::RealRun read_replay_run(const std::string& path, const ReplayFlags& f) {
       break;
     case trace::RunFormat::kDistServe:
       run = trace::read_distserve_exp(path);
+      break;
+    case trace::RunFormat::kAiperf:
+      run = trace::read_aiperf_jsonl(path);
       break;
   }
   if (run.requests.empty()) throw Error(ErrorLocation{path, 0, 0, ""}, "no requests");

@@ -280,7 +280,7 @@ void register_validate(CLI::App& app) {
   add_sim_command_flags(command, flags->sim, SettingForm::kSingle);
   command->add_option("--run", flags->run_path,
                       "The real run: vLLM benchmark_serving --save-result JSON, requests.jsonl, "
-                      "or a DistServe .exp file");
+                      "a DistServe .exp file or an aiperf profile_export.jsonl");
   add_replay_flags(command, flags->replay);
   command->callback([flags] { run_validate(*flags); });
 }

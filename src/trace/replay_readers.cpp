@@ -1,5 +1,5 @@
 // Readers of real benchmark runs (replay_run.h): vLLM benchmark_serving JSON, requests.jsonl and
-// DistServe .exp (a Python literal, parsed by python_literal.h).
+// DistServe .exp (a Python literal, parsed by python_literal.h); aiperf's is aiperf_reader.cpp.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -12,44 +12,24 @@
 #include "common/error.h"
 #include "trace/field_parse.h"
 #include "trace/python_literal.h"
+#include "trace/replay_detail.h"
 #include "trace/replay_run.h"
 
 namespace kvsim::trace {
-namespace {
-
-using nlohmann::json;
+namespace detail {
 
 Error run_error(const std::string& file, int line, int column, const std::string& field,
                 const std::string& message) {
   return Error(ErrorLocation{file, line, column, field}, message);
 }
 
-std::string read_whole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw run_error(path, 0, 0, "", "cannot open the file");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-json parse_json_text(const std::string& text, const std::string& file, int line_offset) {
+nlohmann::json parse_json_text(const std::string& text, const std::string& file, int line_offset) {
   try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
     const auto [line, col] = line_col(text, e.byte > 0 ? e.byte - 1 : 0);
     throw run_error(file, line + line_offset, col, "", "malformed JSON");
   }
-}
-
-double py_number(const PyValue& d, const std::string& key, const std::string& file,
-                 std::size_t index) {
-  const PyValue* v = dict_get(d, key);
-  const std::string field = "[" + std::to_string(index) + "]." + key;
-  if (v == nullptr) throw run_error(file, d.line, d.column, field, "missing field");
-  if (v->kind != PyValue::Kind::kNumber || !std::isfinite(v->number)) {
-    throw run_error(file, v->line, v->column, field, "expected a finite number");
-  }
-  return v->number;
 }
 
 std::int64_t positive_count(double v, const std::string& file, int line, int column,
@@ -60,7 +40,6 @@ std::int64_t positive_count(double v, const std::string& file, int line, int col
   return static_cast<std::int64_t>(v);
 }
 
-// Sorts by arrival (stable: ties keep file order) and shifts the first arrival to 0.
 void normalize_arrivals(std::vector<RealRequest>& requests) {
   std::stable_sort(
       requests.begin(), requests.end(),
@@ -82,6 +61,37 @@ double span_of(const std::vector<RealRequest>& requests) {
     if (r.e2e_s >= 0) end = std::max(end, r.arrival_s + r.e2e_s);
   }
   return end;
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::normalize_arrivals;
+using detail::parse_json_text;
+using detail::positive_count;
+using detail::run_error;
+using detail::set_tpot;
+using detail::span_of;
+using nlohmann::json;
+
+std::string read_whole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw run_error(path, 0, 0, "", "cannot open the file");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+double py_number(const PyValue& d, const std::string& key, const std::string& file,
+                 std::size_t index) {
+  const PyValue* v = dict_get(d, key);
+  const std::string field = "[" + std::to_string(index) + "]." + key;
+  if (v == nullptr) throw run_error(file, d.line, d.column, field, "missing field");
+  if (v->kind != PyValue::Kind::kNumber || !std::isfinite(v->number)) {
+    throw run_error(file, v->line, v->column, field, "expected a finite number");
+  }
+  return v->number;
 }
 
 std::vector<double> read_arrivals_file(const std::string& path) {
@@ -120,20 +130,22 @@ std::string_view run_format_name(RunFormat format) {
       return "requests-jsonl";
     case RunFormat::kDistServe:
       return "distserve";
+    case RunFormat::kAiperf:
+      return "aiperf";
   }
   return "?";
 }
 
 std::optional<RunFormat> parse_run_format(std::string_view name) {
-  for (RunFormat f :
-       {RunFormat::kVllmBenchmark, RunFormat::kRequestsJsonl, RunFormat::kDistServe}) {
+  for (RunFormat f : {RunFormat::kVllmBenchmark, RunFormat::kRequestsJsonl, RunFormat::kDistServe,
+                      RunFormat::kAiperf}) {
     if (run_format_name(f) == name) return f;
   }
   return std::nullopt;
 }
 
 std::vector<std::string> run_format_names() {
-  return {"vllm-benchmark", "requests-jsonl", "distserve"};
+  return {"vllm-benchmark", "requests-jsonl", "distserve", "aiperf"};
 }
 
 std::optional<RunFormat> detect_run_format(const std::string& path) {
@@ -142,6 +154,7 @@ std::optional<RunFormat> detect_run_format(const std::string& path) {
            std::string_view(path).substr(path.size() - suffix.size()) == suffix;
   };
   if (ends(".exp")) return RunFormat::kDistServe;
+  if (ends("profile_export.jsonl")) return RunFormat::kAiperf;
   if (ends(".jsonl")) return RunFormat::kRequestsJsonl;
   if (ends(".json")) return RunFormat::kVllmBenchmark;
   return std::nullopt;

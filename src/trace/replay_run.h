@@ -1,6 +1,6 @@
 #pragma once
 // A real engine's benchmark run, read for `kvsim validate`: per request its arrival, lengths and
-// the latencies the client measured. Three readers:
+// the latencies the client measured. Four readers:
 //
 //   vLLM benchmark_serving --save-result JSON: input_lens[], output_lens[], ttfts[] (s), itls[][]
 //     (every inter-token gap, s), errors[], request_rate, burstiness, duration, completed. The
@@ -17,6 +17,10 @@
 //     issue_time − min(issue_time), requests sorted by arrival. A summary block after the list
 //     ("{ num_requests: 100 ... test_duration_ms: 115547.6 }", as DistServe's client writes it)
 //     is read for the run's duration.
+//   aiperf profile_export.jsonl (NVIDIA AIPerf, genai-perf's successor): one record per request,
+//     {"metadata": {request_start_ns, benchmark_phase, was_cancelled, ...}, "metrics":
+//     {input_sequence_length, output_sequence_length, time_to_first_token, request_latency,
+//     inter_chunk_latency: each {"value", "unit"}}, "error"} (see read_aiperf_jsonl).
 //
 // Bad input throws kvsim::Error with file, line, column and field.
 
@@ -28,13 +32,15 @@
 
 namespace kvsim::trace {
 
-enum class RunFormat { kVllmBenchmark, kRequestsJsonl, kDistServe };
+enum class RunFormat { kVllmBenchmark, kRequestsJsonl, kDistServe, kAiperf };
 
-// "vllm-benchmark", "requests-jsonl", "distserve"; parse returns nullopt for other names.
+// "vllm-benchmark", "requests-jsonl", "distserve", "aiperf"; parse returns nullopt for other
+// names.
 std::string_view run_format_name(RunFormat format);
 std::optional<RunFormat> parse_run_format(std::string_view name);
 std::vector<std::string> run_format_names();
-// From the file name: *.exp → distserve, *.jsonl → requests-jsonl, *.json → vllm-benchmark.
+// From the file name: *.exp → distserve, *profile_export.jsonl → aiperf, *.jsonl →
+// requests-jsonl, *.json → vllm-benchmark.
 std::optional<RunFormat> detect_run_format(const std::string& path);
 
 // One measured request. Latencies are seconds; a negative value means "not recorded".
@@ -75,6 +81,15 @@ RealRun read_vllm_benchmark_json(const std::string& path, const VllmBenchmarkOpt
 RealRun read_requests_jsonl(const std::string& path);
 
 RealRun read_distserve_exp(const std::string& path);
+
+// aiperf profile_export.jsonl. Arrivals are the records' request_start_ns (the send times,
+// recorded); lengths are input_sequence_length and output_sequence_length (or
+// output_token_count); TTFT, E2E (request_latency) and the inter-chunk gaps (taken as ITLs when
+// there is one per output token after the first, as with vLLM's one-token chunks) are converted
+// from their units (ns, us, ms, s). A record with an error, or cancelled, still arrives (with
+// error_isl, else 1 prompt token, and its output length, else 1) but is left out of the real
+// metrics; a record of another benchmark_phase than "profiling" (a warm-up) is skipped.
+RealRun read_aiperf_jsonl(const std::string& path);
 
 // Arrival times (s, first request at 0) of `n` requests as vLLM's benchmark client draws them:
 // the gap after each request is numpy legacy gamma(shape = burstiness, scale = 1 / (rate ×

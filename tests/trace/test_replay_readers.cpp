@@ -144,6 +144,9 @@ TEST_CASE("run formats by name and by file extension", "[trace][replay]") {
   CHECK_FALSE(trace::parse_run_format("csv"));
   CHECK(trace::detect_run_format("a/vllm-100-1.exp") == trace::RunFormat::kDistServe);
   CHECK(trace::detect_run_format("r.jsonl") == trace::RunFormat::kRequestsJsonl);
+  CHECK(trace::detect_run_format("run/profile_export.jsonl") == trace::RunFormat::kAiperf);
+  CHECK(trace::parse_run_format("aiperf") == trace::RunFormat::kAiperf);
+  CHECK(trace::run_format_names().size() == 4);
   CHECK(trace::detect_run_format("r.json") == trace::RunFormat::kVllmBenchmark);
   CHECK_FALSE(trace::detect_run_format("r.txt"));
 }
