@@ -31,6 +31,7 @@ const std::map<std::string, std::string>& flag_for_field() {
       {"synthetic.shared_prefix.num_prompts", "--shared-prefix-prompts"},
       {"synthetic.shared_prefix.prompt_tokens", "--shared-prefix-tokens"},
       {"synthetic.shared_prefix.block_tokens", "--prefix-block-tokens"},
+      {"synthetic.prompt_pool", "--prompt-pool"},
       {"rate_scale", "--rate-scale"},
       {"max_requests", "--max-requests"},
       {"max_concurrency", "--max-concurrency"},
@@ -131,6 +132,11 @@ void add_workload_flags(CLI::App* command, WorkloadFlags& f, WorkloadFlagScope s
                                 "Number K of distinct system prompts (default 1)"));
   generator(command->add_option("--shared-prefix-tokens", f.shared_prefix_tokens,
                                 "Tokens P per system prompt, prepended to the sampled prompt"));
+  generator(command->add_option(
+      "--prompt-pool", f.prompt_pool,
+      "Requests take their prompt and output length from a pool of N drawn once, uniformly at "
+      "random, as aiperf (--num-dataset-entries, 100 by default) and genai-perf (--num-prompts) "
+      "do: repeats can hit the prefix cache. 0 = every prompt new (default)"));
   transform(command->add_option("--rate-scale", f.rate_scale,
                                 "Multiply the request rate (divide every gap) by X"));
   transform(
@@ -207,6 +213,7 @@ void apply_generator_flags(const WorkloadFlags& f, trace::SyntheticOptions& s) {
   if (is_given("--shared-prefix-fraction")) s.shared_prefix.fraction = f.shared_prefix_fraction;
   if (is_given("--shared-prefix-prompts")) s.shared_prefix.num_prompts = f.shared_prefix_prompts;
   if (is_given("--shared-prefix-tokens")) s.shared_prefix.prompt_tokens = f.shared_prefix_tokens;
+  if (is_given("--prompt-pool")) s.prompt_pool = f.prompt_pool;
   if (is_given("--seed")) s.seed = f.seed;
 }
 

@@ -33,6 +33,7 @@ struct WorkloadFlags {
   std::int64_t num_requests = 0, max_requests = 0, max_model_len = 0, max_concurrency = 0;
   double shared_prefix_fraction = 0.0;
   std::int64_t shared_prefix_prompts = 1, shared_prefix_tokens = 0;
+  std::int64_t prompt_pool = 0;
   std::uint64_t seed = 0;
   bool truncate_prompts = false;  // kServing
 

@@ -95,6 +95,7 @@ trace::SyntheticOptions parse_synthetic(MapReader& synthetic, const std::string&
   if (synthetic.has("lengths_from")) {
     s.lengths_from = parse_trace_file(synthetic, "lengths_from", base_dir);
   }
+  s.prompt_pool = synthetic.optional_int("prompt_pool", 0).value_or(0);
   shared_prefix = synthetic.optional_map("shared_prefix");
   if (shared_prefix) {
     s.shared_prefix.fraction = shared_prefix->get_double("fraction", 0.0, 1.0);

@@ -96,6 +96,7 @@ Json workload_json(const trace::WorkloadOptions& w) {
     } else {
       g["shared_prefix"] = nullptr;
     }
+    if (s.prompt_pool > 0) g["prompt_pool"] = s.prompt_pool;
     g["seed"] = s.seed;
     j["synthetic"] = g;
   }

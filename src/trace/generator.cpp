@@ -115,7 +115,13 @@ namespace {
 
 // Stream ids for Rng::derive: each purpose has its own stream, so changing one distribution
 // does not shift the draws of another.
-enum : std::uint64_t { kArrivalStream = 1, kPromptStream, kOutputStream, kPrefixStream };
+enum : std::uint64_t {
+  kArrivalStream = 1,
+  kPromptStream,
+  kOutputStream,
+  kPrefixStream,
+  kPoolStream
+};
 
 class SyntheticReader final : public TraceReader {
  public:
@@ -129,7 +135,8 @@ class SyntheticReader final : public TraceReader {
         arrival_rng_(Rng::derive(options.seed, kArrivalStream)),
         prompt_rng_(Rng::derive(options.seed, kPromptStream)),
         output_rng_(Rng::derive(options.seed, kOutputStream)),
-        prefix_rng_(Rng::derive(options.seed, kPrefixStream)) {
+        prefix_rng_(Rng::derive(options.seed, kPrefixStream)),
+        pool_rng_(Rng::derive(options.seed, kPoolStream)) {
     KVSIM_ASSERT(options.arrival != ArrivalProcess::kReplay || arrivals_ != nullptr,
                  "replay without an arrival trace");
     const auto& sp = options_.shared_prefix;
@@ -140,6 +147,7 @@ class SyntheticReader final : public TraceReader {
     if (options_.duration_s > 0.0) {
       duration_ns_ = static_cast<TimeNs>(std::llround(options_.duration_s * 1e9));
     }
+    build_pool();
   }
 
   bool next(RequestSpec& out) override {
@@ -149,12 +157,16 @@ class SyntheticReader final : public TraceReader {
     if (duration_ns_ > 0 && arrival >= duration_ns_) return false;
     out.id = static_cast<std::uint64_t>(count_);
     out.arrival_ns = arrival;
-    out.prompt_tokens = prompt_.sample(prompt_rng_);
-    out.output_tokens = output_.sample(output_rng_);
     out.session_id.clear();
     out.prefix_hashes.clear();
     out.prefix_block_tokens = 0;
-    add_shared_prefix(out);
+    if (pool_.empty()) {
+      out.prompt_tokens = prompt_.sample(prompt_rng_);
+      out.output_tokens = output_.sample(output_rng_);
+      add_shared_prefix(out);
+    } else {
+      take_from_pool(out);
+    }
     ++count_;
     return true;
   }
@@ -188,11 +200,14 @@ class SyntheticReader final : public TraceReader {
       out << " shared_prefix=" << options_.shared_prefix.fraction << "x"
           << options_.shared_prefix.num_prompts << "x" << options_.shared_prefix.prompt_tokens;
     }
+    if (options_.prompt_pool > 0) out << " prompt_pool=" << options_.prompt_pool;
     out << " seed=" << options_.seed;
     return out.str();
   }
 
-  TraceColumns columns() const override { return {false, options_.shared_prefix.fraction > 0.0}; }
+  TraceColumns columns() const override {
+    return {false, options_.shared_prefix.fraction > 0.0 || options_.prompt_pool > 0};
+  }
 
  private:
   bool next_arrival(TimeNs& arrival) {
@@ -234,6 +249,37 @@ class SyntheticReader final : public TraceReader {
     return false;
   }
 
+  // The pool's entries, each with its lengths and its own range of prefix hashes, drawn from the
+  // prompt and output streams as the same number of requests would draw them.
+  void build_pool() {
+    if (options_.prompt_pool <= 0) return;
+    const std::int64_t block = options_.shared_prefix.block_tokens;
+    pool_.reserve(static_cast<std::size_t>(options_.prompt_pool));
+    std::uint64_t first_hash = 0;
+    for (std::int64_t e = 0; e < options_.prompt_pool; ++e) {
+      PoolEntry entry;
+      entry.prompt_tokens = prompt_.sample(prompt_rng_);
+      entry.output_tokens = output_.sample(output_rng_);
+      entry.first_hash = first_hash;
+      first_hash += static_cast<std::uint64_t>((entry.prompt_tokens + block - 1) / block);
+      pool_.push_back(entry);
+    }
+  }
+
+  void take_from_pool(RequestSpec& out) {
+    const PoolEntry& entry = pool_[static_cast<std::size_t>(
+        pool_rng_.uniform_int(0, static_cast<std::int64_t>(pool_.size()) - 1))];
+    const std::int64_t block = options_.shared_prefix.block_tokens;
+    out.prompt_tokens = entry.prompt_tokens;
+    out.output_tokens = entry.output_tokens;
+    const std::int64_t blocks = (entry.prompt_tokens + block - 1) / block;
+    out.prefix_hashes.reserve(static_cast<std::size_t>(blocks));
+    for (std::int64_t i = 0; i < blocks; ++i) {
+      out.prefix_hashes.push_back(entry.first_hash + static_cast<std::uint64_t>(i));
+    }
+    out.prefix_block_tokens = block;
+  }
+
   void add_shared_prefix(RequestSpec& out) {
     const auto& sp = options_.shared_prefix;
     if (sp.fraction <= 0.0) return;
@@ -261,7 +307,12 @@ class SyntheticReader final : public TraceReader {
   std::shared_ptr<const EmpiricalLengths> lengths_;
   std::unique_ptr<TraceReader> arrivals_;
   LengthSampler prompt_, output_;
-  Rng arrival_rng_, prompt_rng_, output_rng_, prefix_rng_;
+  Rng arrival_rng_, prompt_rng_, output_rng_, prefix_rng_, pool_rng_;
+  struct PoolEntry {
+    std::int64_t prompt_tokens = 0, output_tokens = 0;
+    std::uint64_t first_hash = 0;  // its blocks' hashes are first_hash, first_hash + 1, ...
+  };
+  std::vector<PoolEntry> pool_;  // SyntheticOptions::prompt_pool entries
   std::int64_t count_ = 0;
   TimeNs clock_ns_ = 0;
   TimeNs duration_ns_ = 0;  // 0 = no limit

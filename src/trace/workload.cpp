@@ -306,6 +306,21 @@ void check_synthetic(const SyntheticOptions& s, bool closed_loop) {
   check_length_dist(s.prompt, has_lengths, "synthetic.prompt_tokens", "--prompt-len");
   check_length_dist(s.output, has_lengths, "synthetic.output_tokens", "--output-len");
   check_shared_prefix(s.shared_prefix);
+  if (s.prompt_pool < 0 || s.prompt_pool > 10'000'000) {
+    throw option_error("synthetic.prompt_pool",
+                       "expected 0 (off) to 10,000,000 pooled prompts (--prompt-pool), got " +
+                           std::to_string(s.prompt_pool));
+  }
+  if (s.prompt_pool > 0 && s.shared_prefix.fraction > 0.0) {
+    throw option_error("synthetic.prompt_pool",
+                       "a prompt pool (--prompt-pool) repeats whole prompts; it does not combine "
+                       "with shared system prompts (--shared-prefix-fraction)");
+  }
+  if (s.prompt_pool > 0 && s.shared_prefix.block_tokens < 1) {
+    throw option_error("synthetic.shared_prefix.block_tokens",
+                       "expected a positive block size (--prefix-block-tokens), got " +
+                           std::to_string(s.shared_prefix.block_tokens));
+  }
 }
 
 void check_transforms(const TransformOptions& t) {

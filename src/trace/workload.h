@@ -97,6 +97,12 @@ struct SyntheticOptions {
   LengthDist output;
   TraceFileOptions lengths_from;  // source of kEmpirical histograms and of the default rate
   SharedPrefixOptions shared_prefix;
+  // > 0: every request takes its prompt (and output length) from a pool of this many drawn once,
+  // picking an entry uniformly at random, as aiperf's synthetic client does with its
+  // --num-dataset-entries (100 unless set) and genai-perf with --num-prompts. A repeated entry
+  // carries the same prefix hashes (one per shared_prefix.block_tokens tokens), so a prefix cache
+  // serves it while its blocks stay. 0 = every request a new prompt. Not with shared_prefix.
+  std::int64_t prompt_pool = 0;
   std::uint64_t seed = 0;  // same options and seed → identical stream
 };
 

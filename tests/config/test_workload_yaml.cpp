@@ -78,6 +78,11 @@ TEST_CASE("workload: a synthetic generator with every kind of length", "[config]
       "workload:\n  synthetic: {rate: 1, duration_s: 60, prompt_tokens: 512, "
       "output_tokens: {dist: fixed, value: 128}}\n");
   CHECK(fixed.synthetic.prompt.value == 512);
+  CHECK(fixed.synthetic.prompt_pool == 0);
+  const auto pooled = parse(
+      "workload:\n  synthetic: {prompt_pool: 100, num_requests: 10, prompt_tokens: 512, "
+      "output_tokens: 8}\n  max_concurrency: 4\n");
+  CHECK(pooled.synthetic.prompt_pool == 100);
   CHECK(fixed.synthetic.output.value == 128);
   const auto mix = parse("workload:\n  synthetic: {lengths_from: t.csv, arrival: replay}\n");
   CHECK(mix.synthetic.lengths_from.path == "scen/t.csv");

@@ -294,3 +294,53 @@ TEST_CASE("shared prefixes: a fraction of requests share a system prompt's block
   const double blocks = 3.0 * with_prompt + (n - with_prompt);
   CHECK(*s.prefix_block_reuse_fraction == Approx(2.0 * (with_prompt - 4) / blocks).epsilon(1e-12));
 }
+
+TEST_CASE("a prompt pool: every request repeats one of N prompts, whole, with its hashes",
+          "[trace][generator]") {
+  // aiperf's synthetic client: 5 prompts drawn once, each request picks one uniformly.
+  WorkloadOptions w = synthetic(ArrivalProcess::kPoisson, 5.0, 5000, 3);
+  w.synthetic.prompt = parse_length_dist("uniform:20:100", {});
+  w.synthetic.output = parse_length_dist("uniform:1:50", {});
+  w.synthetic.shared_prefix.block_tokens = 16;
+  w.synthetic.prompt_pool = 5;
+  const auto rs = read_all(*Workload(w).open());
+  REQUIRE(rs.size() == 5000);
+  // Entry -> its lengths and hashes (keyed by the first hash): exactly 5, each used ~1/5.
+  std::map<std::uint64_t, std::pair<std::int64_t, std::int64_t>> entries;
+  std::map<std::uint64_t, int> uses;
+  std::map<std::uint64_t, std::uint64_t> owner;  // hash -> the entry holding it
+  for (const auto& r : rs) {
+    REQUIRE(r.prefix_block_tokens == 16);
+    REQUIRE(static_cast<std::int64_t>(r.prefix_hashes.size()) == (r.prompt_tokens + 15) / 16);
+    const std::uint64_t key = r.prefix_hashes.front();
+    const auto [it, fresh] = entries.emplace(key, std::pair{r.prompt_tokens, r.output_tokens});
+    CHECK(it->second == std::pair{r.prompt_tokens, r.output_tokens});  // a repeat is whole
+    ++uses[key];
+    for (std::size_t i = 0; i < r.prefix_hashes.size(); ++i) {
+      CHECK(r.prefix_hashes[i] == key + i);
+      const auto [o, new_hash] = owner.emplace(r.prefix_hashes[i], key);
+      CHECK(o->second == key);  // no hash is in two entries
+    }
+  }
+  CHECK(entries.size() == 5);
+  for (const auto& [key, n] : uses) CHECK(n == Approx(1000).margin(5 * std::sqrt(800.0)));
+  // Deterministic; another seed draws other prompts.
+  const auto again = read_all(*Workload(w).open());
+  CHECK(again.front().prefix_hashes == rs.front().prefix_hashes);
+  CHECK(again.back().prompt_tokens == rs.back().prompt_tokens);
+  // The stats see the reuse: all but the first use of each entry.
+  const TraceStats s = stats_of(w);
+  REQUIRE(s.prefix_block_reuse_fraction);
+  CHECK(*s.prefix_block_reuse_fraction > 0.99);
+}
+
+TEST_CASE("a prompt pool is validated: range, and not with shared system prompts",
+          "[trace][generator]") {
+  WorkloadOptions w = synthetic(ArrivalProcess::kPoisson, 5.0, 10, 3);
+  w.synthetic.prompt_pool = -1;
+  CHECK_THROWS_WITH(Workload(w),
+                    Catch::Contains("synthetic.prompt_pool") && Catch::Contains("--prompt-pool"));
+  w.synthetic.prompt_pool = 4;
+  w.synthetic.shared_prefix = {0.5, 2, 1024, 512};
+  CHECK_THROWS_WITH(Workload(w), Catch::Contains("does not combine"));
+}
