@@ -32,6 +32,14 @@ double seconds_per(const std::string& unit, const Where& where, const std::strin
   throw where(field + ".unit", "expected a time unit (ns, us, ms or s), got '" + unit + "'");
 }
 
+// The metric's unit ("ms" when absent).
+std::string unit_of(const json& m, const Where& where, const std::string& field) {
+  const auto it = m.find("unit");
+  if (it == m.end()) return "ms";
+  if (!it->is_string()) throw where(field + ".unit", "expected a unit name");
+  return it->get<std::string>();
+}
+
 const json* metric(const json& metrics, const char* name) {
   if (!metrics.is_object()) return nullptr;
   const auto it = metrics.find(name);
@@ -55,8 +63,7 @@ std::optional<double> seconds(const json& metrics, const char* name, const Where
   if (m == nullptr) return std::nullopt;
   const std::string field = std::string("metrics.") + name;
   const json& v = (*m)["value"];
-  const double scale =
-      seconds_per(m->contains("unit") ? (*m)["unit"].get<std::string>() : "ms", where, field);
+  const double scale = seconds_per(unit_of(*m, where, field), where, field);
   if (!v.is_number() || !(v.get<double>() >= 0) || !std::isfinite(v.get<double>())) {
     throw where(field, "expected a non-negative duration");
   }
@@ -68,8 +75,7 @@ std::vector<double> gaps(const json& metrics, const char* name, const Where& whe
   if (m == nullptr) return {};
   const std::string field = std::string("metrics.") + name;
   const json& v = (*m)["value"];
-  const double scale =
-      seconds_per(m->contains("unit") ? (*m)["unit"].get<std::string>() : "ms", where, field);
+  const double scale = seconds_per(unit_of(*m, where, field), where, field);
   if (!v.is_array()) throw where(field, "expected a list of durations");
   std::vector<double> out;
   out.reserve(v.size());
@@ -99,7 +105,8 @@ std::optional<RealRequest> aiperf_request(const json& o, const Where& where) {
   // Epoch seconds as a double keep 0.3 us: far below any latency compared here.
   r.arrival_s = start->get<double>() * 1e-9;
   const json& metrics = o.contains("metrics") ? o["metrics"] : json();
-  const bool cancelled = meta->value("was_cancelled", false) == true;
+  const auto cancel = meta->find("was_cancelled");
+  const bool cancelled = cancel != meta->end() && cancel->is_boolean() && cancel->get<bool>();
   r.failed = cancelled || (o.contains("error") && !o["error"].is_null());
   if (r.failed) {
     r.prompt_tokens = tokens(metrics, "error_isl", where)

@@ -29,6 +29,9 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file,
   } catch (const nlohmann::json::parse_error& e) {
     const auto [line, col] = line_col(text, e.byte > 0 ? e.byte - 1 : 0);
     throw run_error(file, line + line_offset, col, "", "malformed JSON");
+  } catch (const nlohmann::json::exception&) {
+    // out_of_range: a number beyond a double's range.
+    throw run_error(file, line_offset + 1, 0, "", "malformed JSON: a number out of range");
   }
 }
 

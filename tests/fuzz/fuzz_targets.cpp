@@ -16,6 +16,7 @@
 #include "config/yaml_reader.h"
 #include "cost/measurements.h"
 #include "report/diff.h"
+#include "trace/replay_run.h"
 #include "trace/trace_format.h"
 #include "trace/workload.h"
 
@@ -112,6 +113,18 @@ void calibrate_csv(std::string_view data) {
   std::filesystem::remove(attention);
 }
 
+// The input as each kind of real run `kvsim validate` reads.
+void replay_run(std::string_view data) {
+  const std::string jsonl = scratch_file(data, ".profile_export.jsonl");
+  swallow_errors([&] { (void)trace::read_aiperf_jsonl(jsonl); });
+  swallow_errors([&] { (void)trace::read_requests_jsonl(jsonl); });
+  const std::string exp = scratch_file(data, ".exp");
+  swallow_errors([&] { (void)trace::read_distserve_exp(exp); });
+  const std::string json = scratch_file(data, ".json");
+  swallow_errors([&] { (void)trace::read_vllm_benchmark_json(json, {}); });
+  for (const std::string& path : {jsonl, exp, json}) std::filesystem::remove(path);
+}
+
 }  // namespace
 
 const std::vector<Target>& targets() {
@@ -131,6 +144,7 @@ const std::vector<Target>& targets() {
       {"trace_mooncake",
        [](std::string_view d) { trace(d, trace::TraceFormat::kMooncake, ".jsonl"); }},
       {"calibrate_csv", calibrate_csv},
+      {"replay_run", replay_run},
   };
   return kTargets;
 }

@@ -17,7 +17,8 @@ struct Target {
 };
 
 // Every target: scenario, grid, model, hardware, cost_profile, hf_config, diff_json,
-// trace_native, trace_azure, trace_burstgpt, trace_vidur, trace_mooncake, calibrate_csv.
+// trace_native, trace_azure, trace_burstgpt, trace_vidur, trace_mooncake, calibrate_csv,
+// replay_run (the real-run readers of kvsim validate).
 const std::vector<Target>& targets();
 
 // The target named `name`, or nullptr.

@@ -104,4 +104,7 @@ TEST_CASE("aiperf records: bad input names the line and field", "[trace][replay]
   CHECK_THAT(message("order.jsonl", record(0, 10, 2, 5, 2, "1")),
              Catch::Contains("request_latency"));
   CHECK_THAT(message("broken.jsonl", "{\"metadata\": \n"), Catch::Contains("malformed JSON"));
+  // A number beyond a double's range is bad input too, on its line (not an escaped exception).
+  CHECK_THAT(message("huge.jsonl", "\n{\"metadata\": {\"request_start_ns\": 2E99999}}\n"),
+             Catch::Contains("huge.jsonl:2") && Catch::Contains("out of range"));
 }
