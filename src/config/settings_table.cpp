@@ -379,7 +379,9 @@ const Setting kSettings[] = {
     {.path = "serving.async_scheduling",
      .flag = "--async-scheduling",
      .help = "vllm-v1: the host schedules the next step while the GPU runs this one, so a step "
-             "lasts max(GPU time, host overhead) instead of their sum (vLLM's --async-scheduling)",
+             "lasts max(GPU time, host overhead) instead of their sum, and a request arriving "
+             "during a step is first scheduled in the step after next (vLLM's "
+             "--async-scheduling)",
      .type = SettingType::kBool,
      .apply = [](Scenario& s, const SettingValue& v) { s.async_scheduling = v.on; }},
     {.path = "serving.step_overhead_us",
