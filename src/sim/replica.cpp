@@ -138,16 +138,16 @@ void Replica::enqueue(RequestPool::Slot slot, TimeNs now) {
   }
   r.state = RequestState::kWaiting;
   // The step that starts now, if one ended now, was decided when that one launched.
-  if (options_.scheduler.async_scheduling && (busy_ || last_step_end_ns_ == now)) {
+  const bool decided = options_.scheduler.async_scheduling && (busy_ || last_step_end_ns_ == now);
+  if (decided) {
     inbox_.push_back(slot);
-    max_waiting_ = std::max(max_waiting_, num_waiting());
-    return;
+  } else {
+    waiting_.push_back(slot);
   }
-  waiting_.push_back(slot);
   max_waiting_ = std::max(max_waiting_, num_waiting());
   // A new head changes what counts as external fragmentation; an idle replica refreshes when
   // it next tries to start a step (at this same instant).
-  if (busy_ && waiting_.size() == 1) refresh_accounting();
+  if (!decided && busy_ && waiting_.size() == 1) refresh_accounting();
 }
 
 void Replica::join_inbox() {

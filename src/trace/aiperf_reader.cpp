@@ -1,6 +1,5 @@
 // aiperf's per-request export, profile_export.jsonl (replay_run.h: read_aiperf_jsonl).
 #include <cmath>
-#include <fstream>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -135,19 +134,12 @@ std::optional<RealRequest> aiperf_request(const json& o, const Where& where) {
 }  // namespace
 
 RealRun read_aiperf_jsonl(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw run_error(path, 0, 0, "", "cannot open the file");
   RealRun run;
   run.format = RunFormat::kAiperf;
   run.arrivals = "recorded (aiperf request_start_ns)";
-  std::string line;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const json o = detail::parse_json_text(line, path, number - 1);
+  detail::for_each_json_line(path, [&](const json& o, int number) {
     if (auto r = aiperf_request(o, Where{path, number})) run.requests.push_back(std::move(*r));
-  }
+  });
   detail::normalize_arrivals(run.requests);
   run.duration_s = detail::span_of(run.requests);
   return run;

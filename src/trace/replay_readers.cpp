@@ -35,6 +35,19 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file,
   }
 }
 
+void for_each_json_line(const std::string& path,
+                        const std::function<void(const nlohmann::json&, int line)>& fn) {
+  std::ifstream in(path);
+  if (!in) throw run_error(path, 0, 0, "", "cannot open the file");
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    fn(parse_json_text(line, path, number - 1), number);
+  }
+}
+
 std::int64_t positive_count(double v, const std::string& file, int line, int column,
                             const std::string& field) {
   if (!(v >= 1) || v != std::floor(v) || v > 1e12) {
@@ -319,13 +332,9 @@ RealRun read_vllm_benchmark_json(const std::string& path, const VllmBenchmarkOpt
 }
 
 RealRun read_requests_jsonl(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw run_error(path, 0, 0, "", "cannot open the file");
   RealRun run;
   run.format = RunFormat::kRequestsJsonl;
   run.arrivals = "recorded";
-  std::string line;
-  int number = 0;
   const auto first_number = [](const json& o, std::initializer_list<const char*> keys,
                                double scale) -> std::optional<double> {
     for (const char* k : keys) {
@@ -333,10 +342,7 @@ RealRun read_requests_jsonl(const std::string& path) {
     }
     return std::nullopt;
   };
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const json o = parse_json_text(line, path, number - 1);
+  detail::for_each_json_line(path, [&](const json& o, int number) {
     if (!o.is_object()) throw run_error(path, number, 1, "", "expected a JSON object");
     RealRequest r;
     auto arrival = first_number(o, {"arrival_time_s", "arrival_s", "arrival_time", "arrival"}, 1);
@@ -367,7 +373,7 @@ RealRun read_requests_jsonl(const std::string& path) {
     }
     set_tpot(r);
     run.requests.push_back(std::move(r));
-  }
+  });
   normalize_arrivals(run.requests);
   run.duration_s = span_of(run.requests);
   return run;
