@@ -16,6 +16,7 @@
 //   runtime_overhead_gib: 2            # CUDA context, workspaces, NCCL, CUDA graphs
 //   engine: v1                         # v1: vLLM V1 (memory profile, scheduler, defaults);
 //                                      # v0: the older accounting and the V0 scheduler
+//   vllm_version: 0.10.1               # v1: whose memory profile (0.10 to 0.14)
 //   serving:
 //     replicas: 1
 //     router: round-robin              # round-robin|least-outstanding|least-kv|prefix-aware
@@ -83,6 +84,7 @@ struct ScenarioDeployment {
   bool runtime_overhead_given = false;                // runtime_overhead_gib was set (V1: replaces
                                                       // the non-torch estimate)
   std::string engine = "v1";                          // v1|v0: memory accounting (--engine)
+  std::string vllm_version;                           // empty: model::kDefaultVllmRelease (v1)
   std::optional<std::int64_t> kv_cache_memory_bytes;  // vLLM's KV-cache bytes override (v1)
   std::optional<std::int64_t> num_gpu_blocks_override;  // vLLM's blocks override (v1)
   // Disaggregated serving: the prefill instances' tensor-parallel size (0: tensor_parallel_size)

@@ -231,7 +231,7 @@ const Setting kSettings[] = {
          }},
     {.path = "engine",
      .flag = "--engine",
-     .help = "vLLM generation modelled: v1 = V1 (0.10.1): worker memory profile, vllm-v1 "
+     .help = "vLLM generation modelled: v1 = V1 (--vllm-version): worker memory profile, vllm-v1 "
              "scheduler and its vllm serve defaults, prefix caching, CUDA graphs; v0 = V0-era "
              "engines: fixed memory reserves, vllm scheduler: {choices}",
      .type = SettingType::kChoice,
@@ -240,6 +240,15 @@ const Setting kSettings[] = {
      .grid_axis = true,
      .choices = engine_names,
      .apply = [](Scenario& s, const SettingValue& v) { s.deployment.engine = v.text; }},
+    {.path = "vllm_version",
+     .flag = "--vllm-version",
+     .help = "vLLM release whose V1 memory profile is modelled, 0.10 to 0.14 (0.11 on: the "
+             "profile's sampler sorts the logits, a larger peak; --engine v1)",
+     .type = SettingType::kText,
+     .default_text = "0.10.1",
+     .scope = SettingScope::kDeployment,
+     .grid_axis = true,
+     .apply = [](Scenario& s, const SettingValue& v) { s.deployment.vllm_version = v.text; }},
     {.path = "kv_cache_memory_bytes",
      .flag = "--kv-cache-memory-bytes",
      .alias = "--kv-cache-memory",

@@ -273,6 +273,11 @@ Bytes paged_bytes_for_sequence(const std::vector<KvGroup>& groups, std::int64_t 
   return total;
 }
 
+Bytes sort_sampler_bytes_per_logit(const ModelSpec& model) {
+  const Bytes act_bytes = u64(bits_per_element(activation_dtype(model))) / 8;
+  return act_bytes + 4 + (4 + 8) + (8 + 4 + 8);
+}
+
 Bytes default_activation_reserve_bytes(const ModelSpec& model, std::int64_t tp, std::int64_t tokens,
                                        std::int64_t sequences) {
   KVSIM_ASSERT(tp >= 1, "default_activation_reserve_bytes: tp < 1");
@@ -306,8 +311,11 @@ Bytes default_activation_reserve_bytes(const ModelSpec& model, std::int64_t tp, 
       what);
   // Logits exist only where the LM head runs (the last pipeline stage).
   const std::int64_t logit_rows = model.holds_lm_head ? sequences : 0;
-  return checked_add(checked_mul(u64(tokens), per_token, what),
-                     checked_product({u64(logit_rows), u64(model.vocab_size), 4}, what), what);
+  return checked_add(
+      checked_mul(u64(tokens), per_token, what),
+      checked_product({u64(logit_rows), u64(model.vocab_size), sort_sampler_bytes_per_logit(model)},
+                      what),
+      what);
 }
 
 KvBudget kv_budget_per_gpu(const ModelSpec& model, const HardwareSpec& hardware, std::int64_t tp,

@@ -27,6 +27,7 @@
 #include "model/dtype.h"
 #include "model/hardware_spec.h"
 #include "model/model_spec.h"
+#include "model/vllm_release.h"
 
 namespace kvsim::model {
 
@@ -152,12 +153,21 @@ inline constexpr Bytes kDefaultRuntimeOverheadBytes = 2 * kGiB;
 // tokens (vLLM profiles a dummy batch of max_num_batched_tokens), estimated as
 //   tokens × act_bytes × (4 × hidden + k × mlp_width / tp)   (residual, normed input, attention
 //       output, QKV/attention scratch; k = 3 gated (gate, up, activated) or 2 plain MLP)
-// + kDefaultActivationSequences × vocab × 4 bytes            (fp32 logits in the sampler)
+// + kDefaultActivationSequences × vocab × sort_sampler_bytes_per_logit   (the sampler's peak on
+//       the rank that samples: the last pipeline stage; every rank's KV is capped by it)
 // where mlp_width is the widest of: the dense intermediate size, experts_per_token × expert size
 // + shared experts (MoE layers), a Mamba in_proj output; act_bytes the activation dtype's size
-// (2 for fp16/bf16). Llama-3-8B: 1.03 GiB; vLLM logged 1.26 GiB for it (same PR).
+// (2 for fp16/bf16). V0 samples with PyTorch's sort (below): vLLM 0.8.3's per-rank profile of
+// Llama-3.3-70B at TP 4 × PP 2 logs a torch peak of 1.27 GiB on the rank that samples and
+// 0.22-0.25 GiB on the others; the sampler term here is 256 × 128,256 × 38 B = 1.16 GiB.
 inline constexpr std::int64_t kDefaultActivationTokens = 8192;
 inline constexpr std::int64_t kDefaultActivationSequences = 256;
+// Bytes per logit at the peak of a sampler that applies top-k and top-p by sorting each row with
+// PyTorch (vLLM V0's sampler and V1's without FlashInfer, as their profile runs exercise it with
+// top-k and top-p on): the logits in the activation dtype, their fp32 copy, the sorted values
+// (4 B) and int64 indices (8 B), and the segmented radix sort's scratch: its int64 input indices
+// and cub's alternate key and value buffers (4 + 8 B). 38 B for bf16 logits.
+Bytes sort_sampler_bytes_per_logit(const ModelSpec& model);
 Bytes default_activation_reserve_bytes(const ModelSpec& model, std::int64_t tp,
                                        std::int64_t tokens = kDefaultActivationTokens,
                                        std::int64_t sequences = kDefaultActivationSequences);
@@ -177,10 +187,11 @@ struct MemoryBudgetOptions {
   MemoryEngine engine = MemoryEngine::kV0;
   // kVllmV1 only. runtime_overhead_bytes replaces the non-torch estimate only when given.
   bool runtime_overhead_given = false;
-  std::int64_t max_num_batched_tokens = 0;       // profile forward pass; 0 = vllm serve default
-  std::int64_t max_num_seqs = 0;                 // sampler rows; 0 = vllm serve default
-  std::optional<Bytes> kv_cache_memory_bytes;    // --kv-cache-memory-bytes: skip profiling
-  std::optional<Bytes> kv_cache_bytes_override;  // --num-gpu-blocks-override × block bytes
+  std::int64_t max_num_batched_tokens = 0;         // profile forward pass; 0 = vllm serve default
+  std::int64_t max_num_seqs = 0;                   // sampler rows; 0 = vllm serve default
+  VllmRelease vllm_release = kDefaultVllmRelease;  // whose profile (--vllm-version)
+  std::optional<Bytes> kv_cache_memory_bytes;      // --kv-cache-memory-bytes: skip profiling
+  std::optional<Bytes> kv_cache_bytes_override;    // --num-gpu-blocks-override × block bytes
 };
 
 // The KV budget of one GPU:

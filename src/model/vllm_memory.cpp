@@ -58,10 +58,13 @@ Bytes vllm_forward_peak_bytes(const ModelSpec& model, std::int64_t tp, std::int6
   return default_activation_reserve_bytes(model, tp, tokens, 0);
 }
 
-Bytes vllm_sampler_peak_bytes(const ModelSpec& model, std::int64_t sequences) {
+Bytes vllm_sampler_peak_bytes(const ModelSpec& model, std::int64_t sequences,
+                              const VllmRelease& release) {
   const Bytes act_bytes = u64(bits_per_element(activation_dtype(model))) / 8;
   if (!model.holds_lm_head) return 0;  // a pipeline stage before the last samples nothing
-  return u64(sequences) * u64(model.vocab_size) * (act_bytes + 4 + 4);
+  const Bytes per_logit =
+      vllm_sampler_sorts(release) ? sort_sampler_bytes_per_logit(model) : act_bytes + 4 + 4;
+  return u64(sequences) * u64(model.vocab_size) * per_logit;
 }
 
 Bytes vllm_non_torch_bytes(std::int64_t tp) {
@@ -170,8 +173,9 @@ VllmMemoryProfile vllm_v1_memory_profile(const ModelSpec& model, const HardwareS
   p.expert_padding_bytes = p.weights_bytes - checkpoint_bytes;
   p.forward_peak_bytes = vllm_forward_peak_bytes(model, tp, p.max_num_batched_tokens);
   // The dummy run schedules min(max_num_seqs, tokens) requests, one logit row each.
+  p.release = options.vllm_release;
   p.sampler_peak_bytes =
-      vllm_sampler_peak_bytes(model, std::min(p.max_num_seqs, p.max_num_batched_tokens));
+      vllm_sampler_peak_bytes(model, std::min(p.max_num_seqs, p.max_num_batched_tokens), p.release);
   p.activation_peak_bytes = options.activation_reserve_bytes
                                 ? *options.activation_reserve_bytes
                                 : std::max(p.forward_peak_bytes, p.sampler_peak_bytes);

@@ -1,7 +1,8 @@
 #pragma once
-// The KV-cache capacity vLLM's V1 engine arrives at when it starts (modelled on vLLM 0.10.x,
-// kVllmV1Version): the worker's memory profile, the KV cache groups and the three lines its log
-// prints ("Available KV cache memory", "GPU KV cache size", "Maximum concurrency").
+// The KV-cache capacity vLLM's V1 engine arrives at when it starts (releases 0.10 to 0.14,
+// kDefaultVllmRelease unless --vllm-version names another): the worker's memory profile, the KV
+// cache groups and the three lines its log prints ("Available KV cache memory", "GPU KV cache
+// size", "Maximum concurrency").
 //
 // The V1 worker profiles one dummy forward pass and then measures:
 //   requested  = CUDA total memory × --gpu-memory-utilization
@@ -9,11 +10,13 @@
 //   available  = requested − non_kv                       ("Available KV cache memory")
 // The activation peak is the larger of the forward pass over --max-num-batched-tokens tokens and
 // the sampler over --max-num-seqs rows of logits (the forward's intermediates are freed before
-// the sampler runs). Non-torch memory counts what appeared outside PyTorch's allocator after the
-// worker's first snapshot (the CUDA context is already in that snapshot, so it is not counted):
-// NCCL and custom all-reduce buffers when tp > 1, cuBLAS/attention workspaces. In 0.10 CUDA
-// graphs are captured after the KV cache is allocated, out of the 1 − utilization headroom, so
-// they do not reduce the KV cache (cuda_graph_bytes = 0).
+// the sampler runs). The sampler's peak depends on the release: 0.10 samples with FlashInfer's
+// top-k/top-p kernel, 0.11 to 0.14 with PyTorch's sort (FlashInfer's became opt-in,
+// VLLM_USE_FLASHINFER_SAMPLER), whose peak is about four times larger. Non-torch memory counts what
+// appeared outside PyTorch's allocator after the worker's first snapshot (the CUDA context is
+// already in that snapshot, so it is not counted): NCCL and custom all-reduce buffers when tp > 1,
+// cuBLAS/attention workspaces. In 0.10 CUDA graphs are captured after the KV cache is allocated,
+// out of the 1 − utilization headroom, so they do not reduce the KV cache (cuda_graph_bytes = 0).
 //
 // KV cache groups (vLLM's hybrid allocator): layers of one attention type share a block table;
 // when a model mixes types with one page size, every type is cut into groups of group_size =
@@ -28,11 +31,10 @@
 #include "model/hardware_spec.h"
 #include "model/kv_math.h"
 #include "model/model_spec.h"
+#include "model/vllm_release.h"
 #include "model/weights.h"
 
 namespace kvsim::model {
-
-inline constexpr const char* kVllmV1Version = "0.10.1";
 
 // Memory the driver keeps outside what cudaMemGetInfo calls total, when a GPU profile does not
 // give cuda_memory_bytes: 640 MiB, the mean gap measured on A100-80GB (0.75 GiB), A100-40GB
@@ -62,9 +64,11 @@ VllmSchedulerDefaults vllm_v1_serve_defaults(const HardwareSpec& hardware);
 // default_activation_reserve_bytes(model, tp, tokens, 0) (residual, normed input, attention
 // output and scratch, and the widest MLP/MoE/Mamba intermediate).
 Bytes vllm_forward_peak_bytes(const ModelSpec& model, std::int64_t tp, std::int64_t tokens);
-// Peak of the dummy sampler run over `sequences` rows: the logits in the activation dtype, an fp32
-// copy and fp32 probabilities, vocab wide (every rank samples after the logits all-gather).
-Bytes vllm_sampler_peak_bytes(const ModelSpec& model, std::int64_t sequences);
+// Peak of the dummy sampler run over `sequences` rows, vocab wide (every rank samples after the
+// logits all-gather): with FlashInfer's kernel the logits in the activation dtype, an fp32 copy
+// and fp32 probabilities; with PyTorch's sort sort_sampler_bytes_per_logit (model/kv_math.h).
+Bytes vllm_sampler_peak_bytes(const ModelSpec& model, std::int64_t sequences,
+                              const VllmRelease& release = kDefaultVllmRelease);
 // kVllmV1NonTorchBytes, plus kVllmV1NcclBytes when tp > 1.
 Bytes vllm_non_torch_bytes(std::int64_t tp);
 
@@ -117,11 +121,12 @@ struct VllmMemoryProfile {
   Bytes shortfall_bytes = 0;
   std::int64_t max_num_batched_tokens = 0;
   std::int64_t max_num_seqs = 0;
+  VllmRelease release;
 };
-// Uses options.max_num_batched_tokens / max_num_seqs (0 = vllm_v1_serve_defaults),
-// activation_reserve_bytes (replaces the activation peak), runtime_overhead_bytes only when
-// options.runtime_overhead_given, kv_cache_memory_bytes (replaces the profile). Requires a valid
-// tp and 0 < utilization <= 1.
+// Uses options.vllm_release, options.max_num_batched_tokens / max_num_seqs (0 =
+// vllm_v1_serve_defaults), activation_reserve_bytes (replaces the activation peak),
+// runtime_overhead_bytes only when options.runtime_overhead_given, kv_cache_memory_bytes (replaces
+// the profile). Requires a valid tp and 0 < utilization <= 1.
 VllmMemoryProfile vllm_v1_memory_profile(const ModelSpec& model, const HardwareSpec& hardware,
                                          std::int64_t tp, const MemoryBudgetOptions& options);
 

@@ -40,7 +40,7 @@ Json vllm_json(const KvReport& r) {
                {"cuda_graph_bytes", p.cuda_graph_bytes},
                {"non_kv_bytes", p.non_kv_bytes},
                {"kv_cache_memory_given", p.kv_cache_memory_given}};
-  return Json{{"version", model::kVllmV1Version},
+  return Json{{"version", p.release.text()},
               {"engine", "v1"},
               {"profile", profile},
               {"fits", p.fits},
@@ -68,8 +68,8 @@ std::string vllm_table(const KvReport& r) {
   const model::VllmKvCacheLayout& l = *r.vllm_layout;
   const std::int64_t max_len = l.max_model_len;
   KeyValueTable t;
-  t.add_section("vLLM V1 memory profile per GPU (vLLM " + std::string(model::kVllmV1Version) +
-                ", " + r.hardware->name + ")");
+  t.add_section("vLLM V1 memory profile per GPU (vLLM " + p.release.text() + ", " +
+                r.hardware->name + ")");
   t.add("total GPU memory (CUDA)", exact_bytes(p.total_memory_bytes),
         p.total_memory_measured
             ? "cudaMemGetInfo total, from the GPU profile"
@@ -87,7 +87,8 @@ std::string vllm_table(const KvReport& r) {
               ? "max(forward over " + with_commas(p.max_num_batched_tokens) + " tokens " +
                     human_bytes(p.forward_peak_bytes) + ", sampler over " +
                     with_commas(std::min(p.max_num_seqs, p.max_num_batched_tokens)) + " seqs " +
-                    human_bytes(p.sampler_peak_bytes) + ")"
+                    human_bytes(p.sampler_peak_bytes) +
+                    (model::vllm_sampler_sorts(p.release) ? ", sorted top-k/top-p" : "") + ")"
               : "as given (--activation-reserve-gib)");
     t.add(
         "− non-torch memory", exact_bytes(p.non_torch_bytes),

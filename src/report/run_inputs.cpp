@@ -17,6 +17,7 @@ ServingMemoryInputs serving_memory_inputs(const run::Deployment& d) {
   s.activation_reserve_bytes = d.activation_reserve_bytes;
   s.runtime_overhead_bytes = d.runtime_overhead_bytes;
   s.engine = d.engine;
+  s.vllm_release = d.vllm_release;
   s.kv_cache_memory_bytes = d.kv_cache_memory_bytes;
   s.num_gpu_blocks_override = d.num_gpu_blocks_override;
   return s;

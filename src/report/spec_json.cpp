@@ -190,7 +190,7 @@ Json serving_json(const ServingMemoryInputs& s) {
   j["runtime_overhead_bytes"] = s.runtime_overhead_bytes;
   if (s.engine == model::MemoryEngine::kVllmV1) {
     j["engine"] = "vllm-v1";
-    j["vllm_version"] = model::kVllmV1Version;
+    j["vllm_version"] = s.vllm_release.text();
     j["kv_cache_memory_bytes"] =
         s.kv_cache_memory_bytes ? Json(*s.kv_cache_memory_bytes) : Json(nullptr);
     j["num_gpu_blocks_override"] =

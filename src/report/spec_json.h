@@ -41,6 +41,7 @@ struct ServingMemoryInputs {
   // kVllmV1 adds engine "vllm-v1", vllm_version and the overrides; kV0 adds nothing (reports
   // written before V1 stay byte-identical).
   model::MemoryEngine engine = model::MemoryEngine::kV0;
+  model::VllmRelease vllm_release = model::kDefaultVllmRelease;
   std::optional<Bytes> kv_cache_memory_bytes;
   std::optional<std::int64_t> num_gpu_blocks_override;
 };

@@ -48,6 +48,32 @@ void apply_quantization(model::ModelSpec& m, const std::string& given) {
   m.moe.has_expert_dtype = false;  // gpt-oss's MXFP4 experts follow the method asked for
 }
 
+// The engine and what only V1 accepts: the release modelled and vLLM's two overrides.
+void resolve_engine(const config::ScenarioDeployment& given, Deployment& d) {
+  d.engine = given.engine == "v0" ? model::MemoryEngine::kV0 : model::MemoryEngine::kVllmV1;
+  const bool v0 = d.engine == model::MemoryEngine::kV0;
+  if (!given.vllm_version.empty()) {
+    if (v0) throw flag_error("--vllm-version", "needs --engine v1 (V0 has one accounting)");
+    const auto release = model::parse_vllm_release(given.vllm_version);
+    if (!release) {
+      throw flag_error("--vllm-version", "expected a vLLM release such as 0.10.1 or 0.14, got '" +
+                                             given.vllm_version + "'");
+    }
+    if (const std::string p = model::vllm_release_problem(*release); !p.empty()) {
+      throw flag_error("--vllm-version", p);
+    }
+    d.vllm_release = *release;
+  }
+  if (given.kv_cache_memory_bytes) {
+    if (v0) throw flag_error("--kv-cache-memory-bytes", "needs --engine v1");
+    d.kv_cache_memory_bytes = static_cast<Bytes>(*given.kv_cache_memory_bytes);
+  }
+  if (given.num_gpu_blocks_override) {
+    if (v0) throw flag_error("--num-gpu-blocks-override", "needs --engine v1");
+    d.num_gpu_blocks_override = given.num_gpu_blocks_override;
+  }
+}
+
 }  // namespace
 
 model::MemoryBudgetOptions Deployment::budget_options(std::int64_t max_num_batched_tokens,
@@ -61,6 +87,7 @@ model::MemoryBudgetOptions Deployment::budget_options(std::int64_t max_num_batch
     o.runtime_overhead_given = runtime_overhead_given;
     o.max_num_batched_tokens = max_num_batched_tokens;
     o.max_num_seqs = max_num_seqs;
+    o.vllm_release = vllm_release;
     o.kv_cache_memory_bytes = kv_cache_memory_bytes;
     if (num_gpu_blocks_override && hardware) {
       const model::VllmKvCacheLayout layout = model::vllm_kv_cache_layout(
@@ -152,16 +179,7 @@ Deployment resolve_deployment(const config::ScenarioDeployment& given, GpuRequir
   }
   d.runtime_overhead_bytes = gib_to_bytes(given.runtime_overhead_gib);
   d.runtime_overhead_given = given.runtime_overhead_given;
-  d.engine = given.engine == "v0" ? model::MemoryEngine::kV0 : model::MemoryEngine::kVllmV1;
-  const bool v0 = d.engine == model::MemoryEngine::kV0;
-  if (given.kv_cache_memory_bytes) {
-    if (v0) throw flag_error("--kv-cache-memory-bytes", "needs --engine v1");
-    d.kv_cache_memory_bytes = static_cast<Bytes>(*given.kv_cache_memory_bytes);
-  }
-  if (given.num_gpu_blocks_override) {
-    if (v0) throw flag_error("--num-gpu-blocks-override", "needs --engine v1");
-    d.num_gpu_blocks_override = given.num_gpu_blocks_override;
-  }
+  resolve_engine(given, d);
   d.prefill_tensor_parallel_size = given.prefill_tensor_parallel_size > 0
                                        ? given.prefill_tensor_parallel_size
                                        : d.tensor_parallel_size;

@@ -60,8 +60,9 @@ struct Deployment {
   }
   bool runtime_overhead_given = false;  // V1: runtime_overhead_bytes replaces the estimate
   model::MemoryEngine engine = model::MemoryEngine::kVllmV1;
-  std::optional<Bytes> kv_cache_memory_bytes;           // vLLM's override (v1)
-  std::optional<std::int64_t> num_gpu_blocks_override;  // vLLM's override (v1)
+  model::VllmRelease vllm_release = model::kDefaultVllmRelease;  // whose V1 profile
+  std::optional<Bytes> kv_cache_memory_bytes;                    // vLLM's override (v1)
+  std::optional<std::int64_t> num_gpu_blocks_override;           // vLLM's override (v1)
   // Disaggregated serving: GPUs per prefill instance (checked against the model), and the KV
   // link's overrides.
   std::int64_t prefill_tensor_parallel_size = 1;

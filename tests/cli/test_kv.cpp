@@ -39,9 +39,9 @@ TEST_CASE("kvsim kv with a GPU and tensor parallelism: budget, tokens, blocks, s
   REQUIRE(r.exit_code == 0);
   CHECK(has(r.out, "81,920 B"));
   CHECK(has(r.out, "8 KV heads / 4 GPUs = 2 heads per GPU"));
-  CHECK(has(r.out, "38,521,887,129 B (38.52 GB)"));
-  CHECK(has(r.out, "470,237"));
-  CHECK(has(r.out, "29,389"));
+  CHECK(has(r.out, "37,405,546,905 B (37.41 GB)"));
+  CHECK(has(r.out, "456,610"));
+  CHECK(has(r.out, "28,538"));
   CHECK(has(r.out, "max concurrent sequences"));
 }
 

@@ -235,20 +235,22 @@ TEST_CASE("KV budget: usable memory minus weights, activations and runtime", "[m
   CHECK(b.usable_bytes == 76'968'728'985);  // floor(85,520,809,984 × 0.9)
   // Everything is split 4 ways except the 161 RMSNorm vectors (1,318,912 bf16 parameters).
   CHECK(b.weights_bytes == (141'107'412'992ULL - 2'637'824) / 4 + 2'637'824);
-  // 8,192 tokens × 2 B × (4 × 8,192 + 3 × 28,672 / 4) + 256 × 128,256 × 4 B.
-  CHECK(b.activation_reserve_bytes == 889'192'448ULL + 131'334'144ULL);
+  // 8,192 tokens × 2 B × (4 × 8,192 + 3 × 28,672 / 4) + 256 × 128,256 × 38 B (the sort
+  // sampler: 2 + 4 + 12 + 20 B per logit).
+  CHECK(sort_sampler_bytes_per_logit(m) == 38);
+  CHECK(b.activation_reserve_bytes == 889'192'448ULL + 1'247'674'368ULL);
   CHECK(b.runtime_overhead_bytes == 2 * kGiB);
   REQUIRE(b.fits);
-  CHECK(b.kv_budget_bytes == 38'521'887'129ULL);
+  CHECK(b.kv_budget_bytes == 37'405'546'905ULL);
   CHECK(b.shortfall_bytes == 0);
 
   const KvCapacity c = kv_capacity(m, fmt(Dtype::kBf16), 4, b.kv_budget_bytes, 16, 8192);
   CHECK(c.bytes_per_token == 81'920);
-  CHECK(c.max_cached_tokens == 470'237);
+  CHECK(c.max_cached_tokens == 456'610);
   CHECK(c.block_bytes == 1'310'720);
-  CHECK(c.num_blocks == 29'389);
+  CHECK(c.num_blocks == 28'538);
   CHECK(c.bytes_per_sequence == 512ULL * 1'310'720);
-  CHECK(c.max_concurrent_sequences == 57);  // 29,389 blocks / 512 blocks per sequence
+  CHECK(c.max_concurrent_sequences == 55);  // 28,538 blocks / 512 blocks per sequence
 }
 
 TEST_CASE("a model that does not fit gets a zero budget and a shortfall, never a negative one",
@@ -344,5 +346,5 @@ TEST_CASE("analyze_kv ties the pieces together, without a GPU no budget", "[mode
   const HardwareSpec h100 = gpu(85'520'809'984);
   const KvAnalysis with_gpu = analyze_kv(m, &h100, q);
   REQUIRE(with_gpu.capacity.has_value());
-  CHECK(with_gpu.capacity->max_concurrent_sequences == 57);
+  CHECK(with_gpu.capacity->max_concurrent_sequences == 55);
 }

@@ -89,6 +89,29 @@ TEST_CASE("vLLM V1 profile: requested − weights − max(forward, sampler) − 
   CHECK(vllm_non_torch_bytes(2) == 312 * kMiB);
 }
 
+TEST_CASE("vLLM V1 profile: from 0.11 the sampler sorts, a peak of 38 B per bf16 logit",
+          "[model][vllm]") {
+  const ModelSpec m = tiny_dense();
+  const HardwareSpec hw = gpu("test-gpu", kGiB);
+  MemoryBudgetOptions o = v1(0.5, 2048, 1024);
+  // 0.10 (the default): FlashInfer's kernel, 1,024 rows × 100 × (2 + 4 + 4) B.
+  const VllmMemoryProfile flashinfer = vllm_v1_memory_profile(m, hw, 1, o);
+  CHECK(flashinfer.release == kDefaultVllmRelease);
+  CHECK(flashinfer.sampler_peak_bytes == 1'024'000);
+  // 0.14: PyTorch's sort, 1,024 rows × 100 × (2 + 4 + 4 + 8 + 8 + 4 + 8) B, now above the
+  // forward pass's 655,360 B, so the KV cache shrinks by the difference.
+  o.vllm_release = VllmRelease{14, 1};
+  const VllmMemoryProfile sorted = vllm_v1_memory_profile(m, hw, 1, o);
+  CHECK(sorted.release.text() == "0.14.1");
+  CHECK(sorted.sampler_peak_bytes == 3'891'200);
+  CHECK(sorted.activation_peak_bytes == 3'891'200);
+  CHECK(flashinfer.available_kv_bytes - sorted.available_kv_bytes == 3'891'200 - 1'024'000);
+  // A stage before the last samples nothing in either release.
+  ModelSpec first = m;
+  first.holds_lm_head = false;
+  CHECK(vllm_sampler_peak_bytes(first, 1024, VllmRelease{14, 1}) == 0);
+}
+
 TEST_CASE("vLLM V1 profile: the overrides and a deployment that does not fit", "[model][vllm]") {
   const ModelSpec m = tiny_dense();
   const HardwareSpec hw = gpu("test-gpu", kGiB);

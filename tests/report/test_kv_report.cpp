@@ -32,11 +32,11 @@ TEST_CASE("kvsim kv JSON: the kv object of kvsim.report/v1", "[cli][kv][json]") 
   CHECK(kv["bytes_per_token_per_layer"][0] == 4096);
   CHECK(kv["total_bytes"] == 42'949'672'960ULL);
   CHECK(kv["weights_bytes"] == 141'107'412'992ULL);
-  CHECK(kv["kv_budget_bytes"] == 38'521'887'129ULL);
-  CHECK(kv["max_cached_tokens"] == 470'237);
+  CHECK(kv["kv_budget_bytes"] == 37'405'546'905ULL);
+  CHECK(kv["max_cached_tokens"] == 456'610);
   CHECK(kv["block_size"] == 16);
-  CHECK(kv["num_blocks"] == 29'389);
-  CHECK(kv["max_concurrent_sequences"] == 57);
+  CHECK(kv["num_blocks"] == 28'538);
+  CHECK(kv["max_concurrent_sequences"] == 55);
   CHECK(kv["fits"] == true);
   CHECK(kv["bytes_per_token_per_gpu"] == 81'920);
   CHECK(kv["groups"].size() == 1);
@@ -75,5 +75,5 @@ TEST_CASE("kvsim kv CSV: one header and one row", "[cli][kv][csv]") {
         "bytes_per_token_per_gpu,total_bytes,weights_bytes,weights_bytes_per_gpu,kv_budget_bytes,"
         "max_cached_tokens,block_size,num_blocks,max_concurrent_sequences,fits\n"
         "llama-3-70b,h100-sxm,4,auto,16,8192,327680,81920,42949672960,141107412992,35278831616,"
-        "38521887129,470237,16,29389,57,true\n");
+        "37405546905,456610,16,28538,55,true\n");
 }

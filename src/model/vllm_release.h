@@ -1,0 +1,28 @@
+#pragma once
+// The vLLM release whose V1 memory profile kvsim models (--vllm-version). Releases differ in how
+// their profile run samples, and so in the memory it takes (model/vllm_memory.h).
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kvsim::model {
+
+// A vLLM release, 0.<minor>.<patch> (a fourth field, as in 0.10.1.1, is a packaging fix).
+struct VllmRelease {
+  int minor = 10;
+  int patch = 1;
+  std::string text() const;  // "0.10.1"
+  bool operator==(const VllmRelease&) const = default;
+};
+inline constexpr VllmRelease kDefaultVllmRelease{10, 1};
+inline constexpr int kOldestVllmMinor = 10;
+inline constexpr int kNewestVllmMinor = 14;
+// "0.M", "0.M.P" or "0.M.P.Q" (a leading v is allowed); nullopt when it is not a version.
+std::optional<VllmRelease> parse_vllm_release(std::string_view text);
+// Empty when kvsim models the release's memory profile (0.10 to 0.14), else why not.
+std::string vllm_release_problem(const VllmRelease& release);
+// Whether the release's sampler sorts the logits (PyTorch's top-k/top-p): 0.11 and later.
+bool vllm_sampler_sorts(const VllmRelease& release);
+
+}  // namespace kvsim::model
