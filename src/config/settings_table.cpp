@@ -243,7 +243,8 @@ const Setting kSettings[] = {
     {.path = "vllm_version",
      .flag = "--vllm-version",
      .help = "vLLM release whose V1 memory profile is modelled, 0.10 to 0.14 (0.11 on: the "
-             "profile's sampler sorts the logits, a larger peak; --engine v1)",
+             "profile's sampler sorts the logits, a larger peak; others: the nearest, with a "
+             "warning; --engine v1)",
      .type = SettingType::kText,
      .default_text = "0.10.1",
      .scope = SettingScope::kDeployment,

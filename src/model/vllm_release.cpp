@@ -32,6 +32,12 @@ std::string vllm_release_problem(const VllmRelease& release) {
          " to 0." + std::to_string(kNewestVllmMinor) + ", not " + release.text();
 }
 
+VllmRelease nearest_modelled_vllm_release(const VllmRelease& release) {
+  if (release.minor < kOldestVllmMinor) return VllmRelease{kOldestVllmMinor, 0};
+  if (release.minor > kNewestVllmMinor) return VllmRelease{kNewestVllmMinor, 0};
+  return release;
+}
+
 bool vllm_sampler_sorts(const VllmRelease& release) {
   return release.minor >= 11;
 }

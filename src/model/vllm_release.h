@@ -22,6 +22,8 @@ inline constexpr int kNewestVllmMinor = 14;
 std::optional<VllmRelease> parse_vllm_release(std::string_view text);
 // Empty when kvsim models the release's memory profile (0.10 to 0.14), else why not.
 std::string vllm_release_problem(const VllmRelease& release);
+// The modelled release closest to `release` (itself when modelled).
+VllmRelease nearest_modelled_vllm_release(const VllmRelease& release);
 // Whether the release's sampler sorts the logits (PyTorch's top-k/top-p): 0.11 and later.
 bool vllm_sampler_sorts(const VllmRelease& release);
 

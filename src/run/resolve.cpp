@@ -59,10 +59,12 @@ void resolve_engine(const config::ScenarioDeployment& given, Deployment& d) {
       throw flag_error("--vllm-version", "expected a vLLM release such as 0.10.1 or 0.14, got '" +
                                              given.vllm_version + "'");
     }
+    d.vllm_release = model::nearest_modelled_vllm_release(*release);
     if (const std::string p = model::vllm_release_problem(*release); !p.empty()) {
-      throw flag_error("--vllm-version", p);
+      warn(ErrorLocation{"", 0, 0, "--vllm-version"},
+           p + "; using " + d.vllm_release.text() + "'s (a release outside that range may take " +
+               "memory differently)");
     }
-    d.vllm_release = *release;
   }
   if (given.kv_cache_memory_bytes) {
     if (v0) throw flag_error("--kv-cache-memory-bytes", "needs --engine v1");

@@ -23,6 +23,9 @@ TEST_CASE("kvsim models the V1 memory profiles of vLLM 0.10 to 0.14", "[model][v
   CHECK(vllm_release_problem(VllmRelease{9, 2}) ==
         "kvsim models the V1 memory profile of vLLM 0.10 to 0.14, not 0.9.2");
   CHECK_FALSE(vllm_release_problem(VllmRelease{15, 0}).empty());
+  CHECK(nearest_modelled_vllm_release(VllmRelease{9, 2}) == VllmRelease{10, 0});
+  CHECK(nearest_modelled_vllm_release(VllmRelease{19, 0}) == VllmRelease{14, 0});
+  CHECK(nearest_modelled_vllm_release(VllmRelease{12, 3}) == VllmRelease{12, 3});
   // 0.10 samples with FlashInfer's kernel; from 0.11 the profile's sampler sorts.
   CHECK_FALSE(vllm_sampler_sorts(VllmRelease{10, 1}));
   CHECK(vllm_sampler_sorts(VllmRelease{11, 0}));

@@ -71,11 +71,13 @@ TEST_CASE("kvsim kv --vllm-version names the release and its sampler's peak", "[
   CHECK(has(table.out, "vLLM V1 memory profile per GPU (vLLM 0.14.1, h100-sxm)"));
   CHECK(has(table.out, "sorted top-k/top-p"));
 
-  const auto unknown = with({"--vllm-version", "0.9.2"});
-  CHECK(unknown.exit_code == 2);
-  CHECK(has(unknown.err,
+  // A release outside the range runs as the nearest modelled one, with a warning.
+  const auto newer = with({"--vllm-version", "0.19.0"});
+  REQUIRE(newer.exit_code == 0);
+  CHECK(has(newer.err,
             "--vllm-version: kvsim models the V1 memory profile of vLLM 0.10 to "
-            "0.14, not 0.9.2"));
+            "0.14, not 0.19.0; using 0.14.0's"));
+  CHECK(Json::parse(newer.out)["kv"]["vllm"]["version"] == "0.14.0");
   CHECK(with({"--vllm-version", "ten"}).exit_code == 2);
   const auto v0 = with({"--engine", "v0", "--vllm-version", "0.11"});
   CHECK(v0.exit_code == 2);
