@@ -332,9 +332,12 @@ KvBudget kv_budget_per_gpu(const ModelSpec& model, const HardwareSpec& hardware,
       static_cast<Bytes>(std::floor(static_cast<long double>(hardware.memory_bytes) *
                                     static_cast<long double>(options.gpu_memory_utilization)));
   b.weights_bytes = weights_bytes_per_gpu(model, tp);
-  b.activation_reserve_bytes = options.activation_reserve_bytes
-                                   ? *options.activation_reserve_bytes
-                                   : default_activation_reserve_bytes(model, tp);
+  b.activation_reserve_bytes =
+      options.activation_reserve_bytes
+          ? *options.activation_reserve_bytes
+          : default_activation_reserve_bytes(
+                model, tp, kDefaultActivationTokens,
+                options.max_num_seqs > 0 ? options.max_num_seqs : kDefaultActivationSequences);
   b.runtime_overhead_bytes = options.runtime_overhead_bytes;
   const Bytes needed =
       checked_add(checked_add(b.weights_bytes, b.activation_reserve_bytes, "the memory needed"),

@@ -153,8 +153,10 @@ inline constexpr Bytes kDefaultRuntimeOverheadBytes = 2 * kGiB;
 // tokens (vLLM profiles a dummy batch of max_num_batched_tokens), estimated as
 //   tokens × act_bytes × (4 × hidden + k × mlp_width / tp)   (residual, normed input, attention
 //       output, QKV/attention scratch; k = 3 gated (gate, up, activated) or 2 plain MLP)
-// + kDefaultActivationSequences × vocab × sort_sampler_bytes_per_logit   (the sampler's peak on
-//       the rank that samples: the last pipeline stage; every rank's KV is capped by it)
+// + sequences × vocab × sort_sampler_bytes_per_logit   (the sampler's peak on the rank that
+//       samples: the last pipeline stage; every rank's KV is capped by it. V0 profiles
+//       --max-num-seqs rows: MemoryBudgetOptions::max_num_seqs, else
+//       kDefaultActivationSequences)
 // where mlp_width is the widest of: the dense intermediate size, experts_per_token × expert size
 // + shared experts (MoE layers), a Mamba in_proj output; act_bytes the activation dtype's size
 // (2 for fp16/bf16). V0 samples with PyTorch's sort (below): vLLM 0.8.3's per-rank profile of
@@ -187,8 +189,10 @@ struct MemoryBudgetOptions {
   MemoryEngine engine = MemoryEngine::kV0;
   // kVllmV1 only. runtime_overhead_bytes replaces the non-torch estimate only when given.
   bool runtime_overhead_given = false;
-  std::int64_t max_num_batched_tokens = 0;         // profile forward pass; 0 = vllm serve default
-  std::int64_t max_num_seqs = 0;                   // sampler rows; 0 = vllm serve default
+  std::int64_t max_num_batched_tokens = 0;  // profile forward pass; 0 = vllm serve default
+  // Sampler rows of the profile run; 0 = vllm serve's default (kVllmV1) or
+  // kDefaultActivationSequences (kV0).
+  std::int64_t max_num_seqs = 0;
   VllmRelease vllm_release = kDefaultVllmRelease;  // whose profile (--vllm-version)
   std::optional<Bytes> kv_cache_memory_bytes;      // --kv-cache-memory-bytes: skip profiling
   std::optional<Bytes> kv_cache_bytes_override;    // --num-gpu-blocks-override × block bytes

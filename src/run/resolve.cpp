@@ -85,10 +85,10 @@ model::MemoryBudgetOptions Deployment::budget_options(std::int64_t max_num_batch
   o.activation_reserve_bytes = activation_reserve_bytes;
   o.runtime_overhead_bytes = runtime_overhead_bytes;
   o.engine = engine;
+  o.max_num_seqs = max_num_seqs;  // the profile's sampler rows, under either engine
   if (engine == model::MemoryEngine::kVllmV1) {
     o.runtime_overhead_given = runtime_overhead_given;
     o.max_num_batched_tokens = max_num_batched_tokens;
-    o.max_num_seqs = max_num_seqs;
     o.vllm_release = vllm_release;
     o.kv_cache_memory_bytes = kv_cache_memory_bytes;
     if (num_gpu_blocks_override && hardware) {

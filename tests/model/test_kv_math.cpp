@@ -253,6 +253,19 @@ TEST_CASE("KV budget: usable memory minus weights, activations and runtime", "[m
   CHECK(c.max_concurrent_sequences == 55);  // 28,538 blocks / 512 blocks per sequence
 }
 
+TEST_CASE("V0's sampler peak is over the rows its profile run samples (--max-num-seqs)",
+          "[model][budget]") {
+  const ModelSpec m = llama3_70b();
+  const HardwareSpec h100 = gpu(85'520'809'984);
+  MemoryBudgetOptions o;
+  o.max_num_seqs = 1024;
+  const KvBudget b = kv_budget_per_gpu(m, h100, 4, o);
+  // 8,192 tokens of forward pass, then 1,024 rows × 128,256 logits × 38 B.
+  CHECK(b.activation_reserve_bytes == 889'192'448ULL + 1024ULL * 128'256 * 38);
+  CHECK(kv_budget_per_gpu(m, h100, 4).activation_reserve_bytes ==
+        889'192'448ULL + 256ULL * 128'256 * 38);  // 0: the V0 scheduler's 256
+}
+
 TEST_CASE("a model that does not fit gets a zero budget and a shortfall, never a negative one",
           "[model][budget]") {
   ModelSpec m = llama3_70b();
