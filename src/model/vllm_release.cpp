@@ -1,7 +1,12 @@
 #include "model/vllm_release.h"
 
-#include <charconv>
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <limits>
 #include <vector>
+
+#include "common/strings.h"
 
 namespace kvsim::model {
 
@@ -11,19 +16,19 @@ std::string VllmRelease::text() const {
 
 std::optional<VllmRelease> parse_vllm_release(std::string_view text) {
   if (!text.empty() && (text.front() == 'v' || text.front() == 'V')) text.remove_prefix(1);
-  std::vector<int> fields;
-  while (true) {
-    int value = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end == text.data() || value < 0) return std::nullopt;
-    fields.push_back(value);
-    text.remove_prefix(static_cast<std::size_t>(end - text.data()));
-    if (text.empty()) break;
-    if (text.front() != '.' || fields.size() == 4) return std::nullopt;
-    text.remove_prefix(1);
+  const std::vector<std::string_view> fields = split(text, '.');
+  if (fields.size() < 2 || fields.size() > 4) return std::nullopt;
+  std::vector<int> numbers;
+  for (const std::string_view f : fields) {
+    const bool digits = !f.empty() && std::all_of(f.begin(), f.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c)) != 0;
+    });
+    const std::optional<std::int64_t> value = digits ? parse_int(f) : std::nullopt;
+    if (!value || *value > std::numeric_limits<int>::max()) return std::nullopt;
+    numbers.push_back(static_cast<int>(*value));
   }
-  if (fields.size() < 2 || fields[0] != 0) return std::nullopt;
-  return VllmRelease{fields[1], fields.size() > 2 ? fields[2] : 0};
+  if (numbers[0] != 0) return std::nullopt;
+  return VllmRelease{numbers[1], numbers.size() > 2 ? numbers[2] : 0};
 }
 
 std::string vllm_release_problem(const VllmRelease& release) {
@@ -39,7 +44,7 @@ VllmRelease nearest_modelled_vllm_release(const VllmRelease& release) {
 }
 
 bool vllm_sampler_sorts(const VllmRelease& release) {
-  return release.minor >= 11;
+  return release.minor >= kFirstSortingVllmMinor;
 }
 
 }  // namespace kvsim::model

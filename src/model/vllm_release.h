@@ -18,6 +18,8 @@ struct VllmRelease {
 inline constexpr VllmRelease kDefaultVllmRelease{10, 1};
 inline constexpr int kOldestVllmMinor = 10;
 inline constexpr int kNewestVllmMinor = 14;
+// The first release whose profile samples with PyTorch's sort (FlashInfer's kernel opt-in).
+inline constexpr int kFirstSortingVllmMinor = 11;
 // "0.M", "0.M.P" or "0.M.P.Q" (a leading v is allowed); nullopt when it is not a version.
 std::optional<VllmRelease> parse_vllm_release(std::string_view text);
 // Empty when kvsim models the release's memory profile (0.10 to 0.14), else why not.
