@@ -27,6 +27,7 @@
 //     cuda_graph_sizes: 512            # vllm-v1: largest capture size (absent: vLLM's default)
 //     enforce_eager: false             # vllm-v1: no CUDA graphs
 //     async_scheduling: false          # vllm-v1: host overhead overlaps the GPU's step
+//                                      # (absent: on from vllm_version 0.14, one stage)
 //     step_overhead_us: 2000           # absent: the GPU profile's host time per step
 //     context_token_overhead_us: 0.1   # absent: the profile's, per context token per step
 //     allocator: paged                 # paged|contiguous-max|contiguous-pow2|contiguous-oracle
@@ -105,7 +106,8 @@ struct Scenario {
   double watermark = 0.01;     // paged: vLLM v0's 1% of blocks kept free at admission
   bool enforce_eager = false;  // no CUDA graphs (vllm-v1 steps are then not padded)
   // vLLM's --async-scheduling: the next step is scheduled while the GPU runs this one (copied to
-  // cost.roofline.async_scheduling when resolved, so a later cost_model setting keeps it).
+  // cost.roofline.async_scheduling when resolved, so a later cost_model setting keeps it). Not
+  // given (origins): the release's default (model::vllm_async_scheduling_default).
   bool async_scheduling = false;
   // The engine's host time per step and per context token, replacing the GPU profile's
   // (copied to cost.roofline when resolved); nullopt: the profile's.

@@ -242,9 +242,9 @@ const Setting kSettings[] = {
      .apply = [](Scenario& s, const SettingValue& v) { s.deployment.engine = v.text; }},
     {.path = "vllm_version",
      .flag = "--vllm-version",
-     .help = "vLLM release whose V1 memory profile is modelled, 0.10 to 0.14 (0.11 on: the "
-             "profile's sampler sorts the logits, a larger peak; others: the nearest, with a "
-             "warning; --engine v1)",
+     .help = "vLLM release whose V1 memory profile and serve defaults are modelled, 0.10 to "
+             "0.14 (0.11 on: the profile's sampler sorts the logits, a larger peak; 0.14 on: "
+             "async scheduling by default; others: the nearest, with a warning; --engine v1)",
      .type = SettingType::kText,
      .default_text = "0.10.1",
      .scope = SettingScope::kDeployment,
@@ -391,7 +391,8 @@ const Setting kSettings[] = {
      .help = "vllm-v1: the host schedules the next step while the GPU runs this one, so a step "
              "lasts max(GPU time, host overhead) instead of their sum, and a request arriving "
              "during a step is first scheduled in the step after next (vLLM's "
-             "--async-scheduling)",
+             "--async-scheduling; default: on from --vllm-version 0.14 with one pipeline stage, "
+             "as vLLM, else off; --async-scheduling=false turns it off)",
      .type = SettingType::kBool,
      .apply = [](Scenario& s, const SettingValue& v) { s.async_scheduling = v.on; }},
     {.path = "serving.step_overhead_us",

@@ -47,4 +47,9 @@ bool vllm_sampler_sorts(const VllmRelease& release) {
   return release.minor >= kFirstSortingVllmMinor;
 }
 
+bool vllm_async_scheduling_default(const VllmRelease& release,
+                                   std::int64_t pipeline_parallel_size) {
+  return release.minor >= kFirstAsyncSchedulingVllmMinor && pipeline_parallel_size == 1;
+}
+
 }  // namespace kvsim::model

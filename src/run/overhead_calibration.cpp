@@ -242,7 +242,8 @@ void check_cases(std::span<const ReplayCase> cases) {
       // scheduling a step waits for the host only where it outlasts the GPU.
       throw Error(ErrorLocation{"", 0, 0, "--async-scheduling"},
                   "the overhead fit needs the host's time to add to every step; fit a run "
-                  "served without --async-scheduling");
+                  "served without async scheduling (vLLM 0.14 on schedules asynchronously "
+                  "unless served with --no-async-scheduling: give --async-scheduling=false)");
     }
   }
 }

@@ -13,6 +13,7 @@
 #include "model/expert_parallel.h"
 #include "model/pipeline.h"
 #include "model/vllm_memory.h"
+#include "model/vllm_release.h"
 
 namespace kvsim::run {
 namespace {
@@ -321,7 +322,15 @@ ResolvedScenario resolve_scenario(const config::Scenario& s, const ResolveOption
     throw config::relabel(flag_error(flag, message), s);
   };
   const bool linear = r.cost.kind != cost::CostModelKind::kRoofline;
-  if (s.async_scheduling) {
+  // Not given: as the modelled release's `vllm serve` does it (on from 0.14, one stage only),
+  // where the scheduler and the cost model can express it.
+  const bool async_scheduling =
+      s.origins.contains("serving.async_scheduling")
+          ? s.async_scheduling
+          : r.sim.scheduler.kind == sim::SchedulerKind::kVllmV1 && !linear &&
+                model::vllm_async_scheduling_default(r.deployment.vllm_release,
+                                                     r.deployment.pipeline_parallel_size);
+  if (async_scheduling) {
     if (r.sim.scheduler.kind != sim::SchedulerKind::kVllmV1) {
       refuse("--async-scheduling",
              "async scheduling is vLLM V1's: it needs the vllm-v1 scheduler (--engine v1)");

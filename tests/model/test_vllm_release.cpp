@@ -31,3 +31,13 @@ TEST_CASE("kvsim models the V1 memory profiles of vLLM 0.10 to 0.14", "[model][v
   CHECK(vllm_sampler_sorts(VllmRelease{11, 0}));
   CHECK(vllm_sampler_sorts(VllmRelease{14, 1}));
 }
+
+TEST_CASE("vllm serve schedules asynchronously by default from 0.14, one stage only",
+          "[model][vllm]") {
+  CHECK_FALSE(vllm_async_scheduling_default(VllmRelease{10, 1}, 1));
+  CHECK_FALSE(vllm_async_scheduling_default(VllmRelease{13, 0}, 1));
+  CHECK(vllm_async_scheduling_default(VllmRelease{14, 0}, 1));
+  CHECK(vllm_async_scheduling_default(VllmRelease{14, 1}, 1));
+  // Pipeline parallelism was left out of the default.
+  CHECK_FALSE(vllm_async_scheduling_default(VllmRelease{14, 1}, 2));
+}

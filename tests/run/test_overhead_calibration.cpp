@@ -168,5 +168,5 @@ TEST_CASE("calibrate_overheads refuses async scheduling, whose host time does no
   const run::ReplayCase c{&s, &real};
   CHECK_THAT(
       test::error_of([&] { run::calibrate_overheads(std::span<const run::ReplayCase>(&c, 1)); }),
-      Catch::Contains("--async-scheduling") && Catch::Contains("without --async-scheduling"));
+      Catch::Contains("--async-scheduling") && Catch::Contains("without async scheduling"));
 }

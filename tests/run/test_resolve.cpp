@@ -205,6 +205,24 @@ TEST_CASE("Async scheduling reaches the roofline cost model; other schedulers an
                     Catch::Contains("the linear cost model has none"));
 }
 
+TEST_CASE("Async scheduling follows the vLLM release when not given", "[run][v1]") {
+  const auto async_of = [](const std::string& extra) {
+    const auto r = resolve_text("model: llama-3-8b\ngpu: h100-sxm\n" + extra);
+    CHECK(r.cost.roofline.async_scheduling == r.sim.scheduler.async_scheduling);
+    return r.cost.roofline.async_scheduling;
+  };
+  CHECK_FALSE(async_of(""));  // 0.10.1
+  CHECK_FALSE(async_of("vllm_version: 0.13.0\n"));
+  CHECK(async_of("vllm_version: 0.14.1\n"));
+  CHECK(async_of("vllm_version: 0.18.0\n"));  // runs as 0.14, the newest modelled
+  // Given, it is kept either way; pipeline stages, V0 and the linear model leave it off.
+  CHECK_FALSE(async_of("vllm_version: 0.14.1\nserving: {async_scheduling: false}\n"));
+  CHECK(async_of("vllm_version: 0.13.0\nserving: {async_scheduling: true}\n"));
+  CHECK_FALSE(async_of("vllm_version: 0.14.1\npipeline_parallel_size: 2\n"));
+  CHECK_FALSE(async_of("vllm_version: 0.14.1\ncost_model: linear:100:1:10\n"));
+  CHECK_FALSE(async_of("vllm_version: 0.14.1\nserving: {scheduler: vllm}\n"));
+}
+
 TEST_CASE("Engine host overheads given as settings replace the GPU profile's", "[run][overhead]") {
   auto r = resolve_text(
       "model: llama-3-8b\ngpu: h100-sxm\n"
