@@ -37,6 +37,17 @@ std::optional<Table> table_of(const CsvFile& f) {
   return std::nullopt;
 }
 
+// A fused-MoE row's weight type: w4a16_mxfp4 (MXFP4 experts, 16-bit activations) and nvfp4
+// (W4A4) are fp4, int4_wo (weight-only int4) int4. fp8_block (block scales) and w4a8_mxfp4_mxfp8
+// have no kvsim dtype of their own: skipped.
+std::optional<model::Dtype> moe_dtype_of(const std::string& name) {
+  if (name == "bfloat16" || name == "float16") return model::Dtype::kBf16;
+  if (name == "fp8") return model::Dtype::kFp8;
+  if (name == "w4a16_mxfp4" || name == "nvfp4") return model::Dtype::kFp4;
+  if (name == "int4_wo") return model::Dtype::kInt4;
+  return std::nullopt;
+}
+
 std::optional<model::Dtype> dtype_of(const std::string& name) {
   static const std::map<std::string, model::Dtype> kNames = {
       {"bfloat16", model::Dtype::kBf16}, {"bf16", model::Dtype::kBf16},
@@ -81,19 +92,36 @@ std::string dtype_column(Table t) {
       return "allreduce_dtype";
     case Table::kNccl:
       return "nccl_dtype";
+    case Table::kMoe:
+      return "moe_dtype";
     default:
       return "attn_dtype";
   }
 }
 
 // Per dtype cell, the kernel_source with the most rows (ties: the first name in order).
+// The key a row's kernel is chosen under: its dtype cell, and for the fused-MoE table the layer
+// shape too (each MoE model's layer runs its own kernel).
+std::string source_key(const CsvFile& f, const std::vector<std::string>& cells,
+                       const std::string& dtype_col) {
+  std::string key;
+  const auto cell = [&](const std::string& name) {
+    const auto it = f.column.find(name);
+    return it == f.column.end() ? std::string() : cells[it->second];
+  };
+  key = cell(dtype_col);
+  if (f.column.count("num_experts") != 0) {
+    for (const char* c : {"hidden_size", "inter_size", "num_experts", "topk"}) key += " " + cell(c);
+  }
+  return key;
+}
+
 std::map<std::string, std::string> chosen_sources(const CsvFile& f, const std::string& dtype_col) {
   if (f.column.count("kernel_source") == 0) return {};
   const std::size_t src = f.column.at("kernel_source");
-  const auto dt = f.column.find(dtype_col);
   std::map<std::string, std::map<std::string, std::int64_t>> counts;
   for (const auto& [line, cells] : f.rows) {
-    counts[dt == f.column.end() ? "" : cells[dt->second]][cells[src]] += 1;
+    counts[source_key(f, cells, dtype_col)][cells[src]] += 1;
   }
   std::map<std::string, std::string> chosen;
   for (const auto& [dtype, by_source] : counts) {
@@ -113,14 +141,9 @@ std::string optional_cell(const CsvRow& row, const std::string& name) {
 void check_table(const CsvFile& f, const std::optional<Table>& table) {
   if (!table) {
     throw Error(ErrorLocation{f.path, 1, 0, ""},
-                "expected an aiconfigurator gemm, context/generation attention or "
+                "expected an aiconfigurator gemm, context/generation attention, fused-MoE or "
                 "custom all-reduce table (a latency column), got header " +
                     join(f.header, ","));
-  }
-  if (*table == Table::kMoe) {
-    throw Error(ErrorLocation{f.path, 1, 0, ""},
-                "aiconfigurator's fused-MoE table is not fitted by kvsim calibrate (kvsim has no "
-                "MoE op class; expert GEMMs are costed as gemm): leave this file out");
   }
   if (*table == Table::kNccl && f.column.count("op_name") == 0) {
     throw Error(ErrorLocation{f.path, 1, 0, "op_name"},
@@ -161,6 +184,31 @@ std::optional<std::string> allreduce_shape(const CsvRow& row, Table table, Kerne
   return std::nullopt;
 }
 
+// A fused-MoE row's shape into `s`, or the reason it is skipped: routing other than balanced
+// (kvsim routes uniformly), experts spread by expert parallelism (vLLM's default splits every
+// expert's width over the TP group, moe_tp_size), a weight type kvsim lacks.
+std::optional<std::string> moe_shape(const CsvRow& row, const std::string& dtype_name,
+                                     KernelShape& s) {
+  const std::string routing = optional_cell(row, "distribution");
+  if (!routing.empty() && routing != "balanced") return routing + " rows";
+  if (row.has_column("moe_ep_size") && row.integer("moe_ep_size", false, 1) > 1)
+    return "expert-parallel rows";
+  const auto dtype = moe_dtype_of(dtype_name);
+  if (!dtype) return dtype_name + " rows (no kvsim dtype)";
+  s.dtype = *dtype;
+  s.op = OpClass::kMoe;
+  const std::int64_t tp = row.has_column("moe_tp_size") ? row.integer("moe_tp_size", false, 1) : 1;
+  const std::int64_t inter = row.integer("inter_size", true, 1);
+  if (inter % tp != 0) return "rows whose inter_size does not split over moe_tp_size";
+  s.m = row.integer("num_tokens", true, 1);
+  s.n = inter / tp;
+  s.k = row.integer("hidden_size", true, 1);
+  s.experts = row.integer("num_experts", true, 1);
+  s.top_k = row.integer("topk", true, 1);
+  if (s.top_k > s.experts) return "rows with topk above num_experts";
+  return std::nullopt;
+}
+
 // One row's shape into `s`, or the reason it is skipped: another kernel source than the one
 // kept for its dtype, a dtype kvsim lacks, or what the table's reader says.
 std::optional<std::string> row_shape(const CsvRow& row, Table table, const std::string& dtype_col,
@@ -169,8 +217,10 @@ std::optional<std::string> row_shape(const CsvRow& row, Table table, const std::
   const std::string dtype_name = optional_cell(row, dtype_col);
   if (!sources.empty()) {
     const std::string& source = row.cell("kernel_source");
-    if (source != sources.at(dtype_name)) return "rows of kernel_source " + source;
+    if (source != sources.at(source_key(row.file(), row.cells(), dtype_col)))
+      return "rows of kernel_source " + source;
   }
+  if (table == Table::kMoe) return moe_shape(row, dtype_name, s);
   const auto dtype = dtype_name.empty() ? std::optional(model::Dtype::kBf16) : dtype_of(dtype_name);
   if (!dtype) return dtype_name + " rows (no kvsim dtype)";
   s.dtype = *dtype;

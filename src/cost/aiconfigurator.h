@@ -12,13 +12,20 @@
 //   custom_allreduce_perf     allreduce_dtype,num_gpus,message_size → allreduce (message_size
 //                             counts elements: bytes = elements × element size); only the
 //                             CUDA-graph backend (vllm_graph), as vLLM decodes under graphs
+//   moe_perf                  moe_dtype,num_tokens,hidden_size,inter_size,topk,num_experts,
+//                             moe_tp_size,moe_ep_size,distribution → moe (m = num_tokens, n =
+//                             inter_size / moe_tp_size, k = hidden_size; bfloat16 → bf16, fp8 →
+//                             fp8, w4a16_mxfp4 and nvfp4 → fp4, int4_wo → int4); balanced routing
+//                             and moe_ep_size 1 only (kvsim routes uniformly; vLLM splits each
+//                             expert over the TP group unless told to spread whole experts)
 // Context and generation attention share a header: the file name (as aiconfigurator names it)
 // tells them apart. Rows kvsim cannot express are skipped and counted in a note, never dropped
 // silently: fp8 KV-cache and sliding-window attention, beam search, eager all-reduce, GEMM
 // dtypes without a kvsim dtype. Where a table holds several kernels for one dtype (FlashAttention
 // 3 and 4 on H200, FlashInfer and Triton on B200), the one with the most rows is kept — the
-// backend vLLM picks for that GPU by default — and the others are counted in the note.
-// The fused-MoE table and an NCCL table without its op_name column are refused with an error.
+// backend vLLM picks for that GPU by default — and the others are counted in the note; for the
+// fused-MoE table the choice is per dtype and layer shape (each model's layer has its kernel).
+// An NCCL table without its op_name column is refused with an error.
 
 #include <string>
 #include <vector>
@@ -29,13 +36,13 @@
 namespace kvsim::cost {
 
 // True when `f`'s header is one of aiconfigurator's tables (a `latency` column and the columns
-// of one table kind above, or the MoE / NCCL tables that parse_aiconfigurator refuses).
+// of one table kind above, or an NCCL table that parse_aiconfigurator refuses).
 bool is_aiconfigurator_table(const CsvFile& f);
 
 // The kernel shapes of `f`. One line per file is appended to `notes` (when given): rows imported,
 // the kernel source kept, rows skipped and why. Throws kvsim::Error (file, line, column, field)
 // for a malformed cell, a non-positive latency, an attention file whose name does not say
-// context or generation, the MoE table, or an NCCL table without op_name.
+// context or generation, or an NCCL table without op_name.
 std::vector<Measurement> parse_aiconfigurator(const CsvFile& f, std::vector<std::string>* notes);
 
 }  // namespace kvsim::cost

@@ -312,7 +312,9 @@ FitResult fit_profile(const std::vector<Measurement>& rows, const model::Hardwar
       ClassFit cf =
           fit_class(fr, op, op_class_profile(hardware.cost, op, dtype), options.max_knots);
       // The 16-bit entry (key nullopt) sorts first: fitted by now when these rows have one.
-      if (options.share_memory_curve && key && entries.contains(std::nullopt)) {
+      // (Not the fused-MoE kernels: each weight type runs its own kernel, floor included.)
+      if (options.share_memory_curve && key && entries.contains(std::nullopt) &&
+          op != OpClass::kMoe) {
         const model::OpClassProfile& plain = result.profile.op_classes.at(cf.op);
         cf.profile.memory = plain.memory;
         cf.profile.launch_latency_s = cf.launch_latency_s = plain.launch_latency_s;

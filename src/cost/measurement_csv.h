@@ -49,6 +49,8 @@ class CsvRow {
   // and at most 1e9 us (1000 s for one kernel).
   double positive(const std::string& name, double unit_us = 1) const;
   int line() const { return line_; }
+  const CsvFile& file() const { return f_; }
+  const std::vector<std::string>& cells() const { return cells_; }
 
  private:
   const CsvFile& f_;

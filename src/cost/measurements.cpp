@@ -1,5 +1,6 @@
 #include "cost/measurements.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "common/error.h"
@@ -14,11 +15,19 @@ namespace {
 const std::vector<std::string> kKvsimColumns = {
     "op",     "dtype",   "m",        "n",        "k",     "batch",    "q_len",
     "kv_len", "q_heads", "kv_heads", "head_dim", "bytes", "num_gpus", "time_us"};
+// With fused-MoE rows: the experts and top_k columns after time_us.
+const std::vector<std::string> kKvsimMoeColumns = [] {
+  std::vector<std::string> c = kKvsimColumns;
+  c.insert(c.end(), {"experts", "top_k"});
+  return c;
+}();
 
 std::vector<Measurement> parse_kvsim(const CsvFile& f) {
-  if (f.header != kKvsimColumns) {
-    throw Error(ErrorLocation{f.path, 1, 0, ""}, "expected the header " + join(kKvsimColumns, ","));
+  if (f.header != kKvsimColumns && f.header != kKvsimMoeColumns) {
+    throw Error(ErrorLocation{f.path, 1, 0, ""}, "expected the header " + join(kKvsimColumns, ",") +
+                                                     " (and ,experts,top_k for " + "moe rows)");
   }
+  const bool moe_columns = f.header == kKvsimMoeColumns;
   std::vector<Measurement> out;
   for (const auto& r : f.rows) {
     const CsvRow row(f, r);
@@ -39,7 +48,11 @@ std::vector<Measurement> parse_kvsim(const CsvFile& f) {
                                           ", got '" + row.cell("dtype") + "'");
     }
     s.dtype = *dtype;
-    const bool gemm = s.op == OpClass::kGemm;
+    const bool moe = s.op == OpClass::kMoe;
+    if (moe && !moe_columns) {
+      throw Error(row.where("op"), "moe rows need the experts and top_k columns after time_us");
+    }
+    const bool gemm = s.op == OpClass::kGemm || moe;
     const bool attn = s.op == OpClass::kAttnPrefill || s.op == OpClass::kAttnDecode;
     s.m = row.integer("m", gemm, gemm ? 1 : 0);
     s.n = row.integer("n", gemm, gemm ? 1 : 0);
@@ -57,6 +70,14 @@ std::vector<Measurement> parse_kvsim(const CsvFile& f) {
     if (sized && !(s.bytes > 0)) throw Error(row.where("bytes"), "expected a positive byte count");
     s.num_gpus =
         row.integer("num_gpus", s.op == OpClass::kAllreduce, s.op == OpClass::kAllreduce ? 2 : 0);
+    if (moe_columns) {
+      s.experts = row.integer("experts", moe, moe ? 1 : 0);
+      s.top_k = row.integer("top_k", moe, moe ? 1 : 0);
+      if (moe && s.top_k > s.experts) {
+        throw Error(row.where("top_k"), "expected at most experts (" + std::to_string(s.experts) +
+                                            "), got " + std::to_string(s.top_k));
+      }
+    }
     m.time_s = row.positive("time_us") * 1e-6;
     out.push_back(std::move(m));
   }
@@ -220,7 +241,9 @@ std::vector<Measurement> load_measurements(const std::string& path, MeasurementF
 }
 
 std::string measurements_csv(const std::vector<Measurement>& rows) {
-  std::string out = join(kKvsimColumns, ",") + "\n";
+  const bool moe = std::any_of(rows.begin(), rows.end(),
+                               [](const Measurement& m) { return m.shape.op == OpClass::kMoe; });
+  std::string out = join(moe ? kKvsimMoeColumns : kKvsimColumns, ",") + "\n";
   auto cell = [](std::int64_t v) { return v > 0 ? std::to_string(v) : std::string(); };
   for (const auto& m : rows) {
     const KernelShape& s = m.shape;
@@ -233,7 +256,8 @@ std::string measurements_csv(const std::vector<Measurement>& rows) {
            cell(s.m) + "," + cell(s.n) + "," + cell(s.k) + "," + cell(s.batch) + "," +
            cell(s.q_len) + "," + (attn ? std::to_string(s.kv_len) : std::string()) + "," +
            cell(s.q_heads) + "," + cell(s.kv_heads) + "," + cell(s.head_dim) + "," + bytes + "," +
-           cell(s.num_gpus) + "," + time + "\n";
+           cell(s.num_gpus) + "," + time +
+           (moe ? "," + cell(s.experts) + "," + cell(s.top_k) : std::string()) + "\n";
   }
   return out;
 }

@@ -3,8 +3,13 @@
 //
 // kvsim CSV (header required, columns in this order; cells that do not apply are empty):
 //   op,dtype,m,n,k,batch,q_len,kv_len,q_heads,kv_heads,head_dim,bytes,num_gpus,time_us
-// op ∈ gemm | attn_prefill | attn_decode | allreduce | memcpy | elementwise; dimensions are per
-// GPU (what the kernel sees); see cost::KernelShape for which cells each op uses. time_us > 0.
+// op ∈ gemm | attn_prefill | attn_decode | allreduce | memcpy | elementwise | moe; dimensions are
+// per GPU (what the kernel sees); see cost::KernelShape for which cells each op uses.
+// time_us > 0. moe rows need two more columns, ",experts,top_k", after time_us (the writer adds
+// them when a row is moe).
+//
+// NVIDIA aiconfigurator tables (gemm, context/generation attention, custom all-reduce, fused
+// MoE; latency in ms): cost/aiconfigurator.h.
 //
 // Vidur CSVs (github.com/microsoft/vidur profiling data; times in ms, medians used), told apart
 // by their header:
@@ -14,9 +19,6 @@
 //   attention.csv  is_prefill rows → attn_prefill (batch 1, q_len = prefill_chunk_size,
 //                  kv_len = kv_cache_size), decode rows → attn_decode;
 //   all_reduce.csv → allreduce rows (single-node rows only: devices_per_node == num_workers).
-//
-// NVIDIA aiconfigurator tables (gemm, context/generation attention, custom all-reduce; latency in
-// ms): cost/aiconfigurator.h.
 
 #include <string>
 #include <vector>

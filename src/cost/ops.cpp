@@ -17,6 +17,7 @@ constexpr EnumNames<OpClass, kNumOpClasses> kNames{{{
     {OpClass::kAllreduce, "allreduce"},
     {OpClass::kMemcpy, "memcpy"},
     {OpClass::kElementwise, "elementwise"},
+    {OpClass::kMoe, "moe"},
 }}};
 
 double safe_log10(double x) {
@@ -38,7 +39,24 @@ std::vector<std::string> op_class_names() {
 }
 
 bool has_compute_roof(OpClass op) {
-  return op == OpClass::kGemm || op == OpClass::kAttnPrefill || op == OpClass::kAttnDecode;
+  return op == OpClass::kGemm || op == OpClass::kAttnPrefill || op == OpClass::kAttnDecode ||
+         op == OpClass::kMoe;
+}
+
+MoeWork moe_work(const MoeGeometry& g, double tokens) {
+  MoeWork r;
+  r.assignments = tokens * g.top_k * g.assignment_share;
+  r.touched_experts = g.top_k >= g.experts
+                          ? g.local_experts
+                          : g.local_experts * (1.0 - std::pow(1.0 - g.top_k / g.experts, tokens));
+  const double up_w = g.gate_factor * g.hidden * g.width;
+  const double down_w = g.hidden * g.width;
+  r.up = {
+      2.0 * r.assignments * up_w,
+      r.touched_experts * up_w * g.w + r.assignments * (g.hidden + g.gate_factor * g.width) * g.a};
+  r.down = {2.0 * r.assignments * down_w,
+            r.touched_experts * down_w * g.w + r.assignments * (g.width + g.hidden) * g.a};
+  return r;
 }
 
 Work gemm_work(double m, double n, double k, double batch, double a_bytes, double w_bytes,
@@ -113,6 +131,17 @@ Work kernel_work(const KernelShape& s) {
       return {0.0, 2.0 * s.bytes};
     case OpClass::kElementwise:
       return {0.0, s.bytes};
+    case OpClass::kMoe: {
+      MoeGeometry g;
+      g.experts = g.local_experts = static_cast<double>(s.experts);
+      g.top_k = static_cast<double>(s.top_k);
+      g.hidden = static_cast<double>(s.k);
+      g.width = static_cast<double>(s.n);
+      g.w = b;
+      g.a = s.dtype == model::Dtype::kFp8 ? 1.0 : 2.0;
+      const MoeWork w = moe_work(g, static_cast<double>(s.m));
+      return {w.up.flops + w.down.flops, w.up.bytes + w.down.bytes};
+    }
   }
   return {};
 }
@@ -146,6 +175,10 @@ std::optional<TableCoordinates> table_coordinates(const KernelShape& s) {
       return c;
     case OpClass::kElementwise:
       return std::nullopt;
+    case OpClass::kMoe:
+      c.shape = {{"n", s.n}, {"k", s.k}, {"experts", s.experts}, {"top_k", s.top_k}};
+      c.x1 = static_cast<double>(s.m);
+      return c;
   }
   return std::nullopt;
 }
@@ -181,6 +214,9 @@ model::OpClassProfile default_op_class_profile(OpClass op) {
       break;
     case OpClass::kElementwise:
       p.memory.value = 0.70, p.launch_latency_s = 3e-6;
+      break;
+    case OpClass::kMoe:
+      p.compute.value = 0.50, p.memory.value = 0.60, p.launch_latency_s = 10e-6;
       break;
   }
   return p;
@@ -242,7 +278,8 @@ Roof roof_for(const model::HardwareSpec& hardware, OpClass op, model::Dtype dtyp
   switch (op) {
     case OpClass::kGemm:
     case OpClass::kAttnPrefill:
-    case OpClass::kAttnDecode: {
+    case OpClass::kAttnDecode:
+    case OpClass::kMoe: {
       const auto peak = hardware.peak_flops_for(dtype);
       if (!peak) {
         throw Error(ErrorLocation{hardware.name, 0, 0, "peak_flops"},

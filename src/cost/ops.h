@@ -25,14 +25,15 @@ enum class OpClass : std::uint8_t {
   kAllreduce,    // tensor-parallel all-reduce over the GPU interconnect (ring)
   kMemcpy,       // device-to-device copy (the bandwidth kernel)
   kElementwise,  // norms, residual adds, rotary embedding, activations, embedding gather
+  kMoe,          // a fused-MoE layer's routed experts: routing, both expert GEMMs, the combine
 };
-inline constexpr int kNumOpClasses = 6;
+inline constexpr int kNumOpClasses = 7;
 
-// "gemm", "attn_prefill", "attn_decode", "allreduce", "memcpy", "elementwise".
+// "gemm", "attn_prefill", "attn_decode", "allreduce", "memcpy", "elementwise", "moe".
 std::string_view op_class_name(OpClass op);
 std::optional<OpClass> parse_op_class(std::string_view name);
 std::vector<std::string> op_class_names();
-// True for classes with a compute roof (gemm and attention); the others are bandwidth-only.
+// True for classes with a compute roof (gemm, attention, moe); the others are bandwidth-only.
 bool has_compute_roof(OpClass op);
 
 // FLOPs and bytes of one kernel. `bytes` is HBM traffic, except for allreduce where it is the
@@ -62,6 +63,26 @@ struct AttentionGeometry {
 Work attention_work(const AttentionGeometry& g, double q_tokens, double pairs,
                     double kv_read_tokens, double kv_write_tokens);
 
+// The routed experts of one MoE layer on one GPU: `experts` experts, `top_k` of them per token
+// (routing assumed uniform), `local_experts` of them on this GPU taking `assignment_share` of the
+// token-expert assignments (all and 1 without expert parallelism). Each expert projects hidden →
+// gate_factor × width (gate and up: 2 for gated experts) and width → hidden. Element sizes w
+// (weights, scales included) and a (activations) in bytes.
+struct MoeGeometry {
+  double experts = 0, top_k = 0;
+  double local_experts = 0, assignment_share = 1;
+  double hidden = 0, width = 0, gate_factor = 2;
+  double w = 2, a = 2;
+};
+struct MoeWork {
+  Work up, down;               // the two expert GEMMs over the rows routed to this GPU
+  double assignments = 0;      // token-expert rows computed here
+  double touched_experts = 0;  // experts that receive at least one row (expected)
+};
+// FLOPs and bytes of `tokens` tokens through the layer: each GEMM's FLOPs over the rows routed
+// here, its bytes the touched experts' weights plus the rows in and out.
+MoeWork moe_work(const MoeGeometry& g, double tokens);
+
 // Causal (query, key) pairs of a chunk of `n` new tokens after `cached` ones: query i (0-based)
 // sees min(cached + i + 1, window) keys (window 0 = unlimited). Exact integer.
 std::int64_t causal_pairs(std::int64_t n, std::int64_t cached, std::int64_t window);
@@ -75,6 +96,9 @@ std::int64_t keys_read(std::int64_t n, std::int64_t cached, std::int64_t window)
 //   allreduce:    bytes (message size), num_gpus
 //   memcpy:       bytes copied (HBM traffic is twice that)
 //   elementwise:  bytes of HBM traffic
+//   moe:          m tokens, n expert width per GPU, k hidden, experts, top_k (a gated fused-MoE
+//                 layer with every expert on the GPU, weights in `dtype`, activations 8-bit for
+//                 fp8 and 16-bit otherwise)
 struct KernelShape {
   OpClass op = OpClass::kGemm;
   model::Dtype dtype = model::Dtype::kFp16;
@@ -82,6 +106,7 @@ struct KernelShape {
   std::int64_t q_len = 0, kv_len = 0, q_heads = 0, kv_heads = 0, head_dim = 0;
   double bytes = 0;
   std::int64_t num_gpus = 0;
+  std::int64_t experts = 0, top_k = 0;
 };
 
 // Element size in bytes (0.5 for int4).
@@ -110,7 +135,7 @@ std::string table_key(std::string_view op, std::string_view dtype,
 // Efficiencies used for an op class the profile does not list (documented defaults: a profile
 // without a class is a datasheet guess for it). Compute/memory efficiency and launch latency:
 //   gemm 0.75/0.80/4 us, attn_prefill 0.50/0.80/5 us, attn_decode 0.50/0.75/5 us,
-//   allreduce -/0.70/8 us, memcpy -/0.90/3 us, elementwise -/0.70/3 us.
+//   allreduce -/0.70/8 us, memcpy -/0.90/3 us, elementwise -/0.70/3 us, moe 0.50/0.60/10 us.
 model::OpClassProfile default_op_class_profile(OpClass op);
 // The profile's entry for `op`, else default_op_class_profile(op) (and *defaulted = true).
 model::OpClassProfile op_class_profile(const model::CostProfile& profile, OpClass op,

@@ -112,26 +112,28 @@ void decode_attention(const Plan& P, OpAcc* acc, const LayerGroup& grp, const Ag
 // top_k of num_experts, uniformly), and the activations of the assignments this GPU computes.
 void routed_experts(const Plan& P, OpAcc* acc, const MoeTemplate& t, const Aggregates& g,
                     double n) {
-  const double assignments = g.moe_tokens * t.top_k * t.assignment_share;
-  const double touched =
-      t.top_k >= t.num_experts
-          ? t.local_experts
-          : t.local_experts * (1.0 - std::pow(1.0 - t.top_k / t.num_experts, g.moe_tokens));
-  const double up_w = t.gate_factor * t.hidden * t.expert_width;
-  const double down_w = t.hidden * t.expert_width;
-  Work up{2.0 * assignments * up_w,
-          touched * up_w * t.w + assignments * (t.hidden + t.gate_factor * t.expert_width) * t.a};
-  Work down{2.0 * assignments * down_w,
-            touched * down_w * t.w + assignments * (t.expert_width + t.hidden) * t.a};
+  MoeWork w = moe_work(t.geo, g.moe_tokens);
+  if (P.moe_fitted || t.table != nullptr) {
+    // One fused kernel: the measured time of this shape, else the fitted moe class's roofline
+    // over both GEMMs' work (its curves and launch latency take in the routing and the combine).
+    const double table_time = t.table ? t.table->lookup(g.moe_tokens, 0.0) : -1.0;
+    const Work fused{w.up.flops + w.down.flops, w.up.bytes + w.down.bytes};
+    if (P.moe_fitted || table_time > 0) {
+      P.add(acc, kMoe, OpClass::kMoe, fused, n, table_time);
+      return;
+    }
+  }
   const double peak = t.quantized ? P.quant_peak_flops : 0.0;
   if (t.quantized) {
     // Each touched expert's weights, over the rows routed to it.
-    const double rows = touched > 0 ? assignments / touched : 0.0;
-    up.flops += touched * P.dequant_flops(up_w, rows);
-    down.flops += touched * P.dequant_flops(down_w, rows);
+    const double rows = w.touched_experts > 0 ? w.assignments / w.touched_experts : 0.0;
+    const double up_w = t.geo.gate_factor * t.geo.hidden * t.geo.width;
+    const double down_w = t.geo.hidden * t.geo.width;
+    w.up.flops += w.touched_experts * P.dequant_flops(up_w, rows);
+    w.down.flops += w.touched_experts * P.dequant_flops(down_w, rows);
   }
-  P.add(acc, kMoe, OpClass::kGemm, up, n, -1.0, peak);
-  P.add(acc, kMoe, OpClass::kGemm, down, n, -1.0, peak);
+  P.add(acc, kMoe, OpClass::kGemm, w.up, n, -1.0, peak);
+  P.add(acc, kMoe, OpClass::kGemm, w.down, n, -1.0, peak);
 }
 
 // Which ops a pass over the layers accumulates: the attention kernels, the rest (the

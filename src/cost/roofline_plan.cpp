@@ -109,6 +109,7 @@ ElementBytes element_bytes(const ResolvedDtypes& d) {
 void set_roofs(Plan& P, const model::HardwareSpec& hw, const CostOptions& options, Dtype act16) {
   for (int i = 0; i < kNumOpClasses; ++i) {
     const auto cls_id = static_cast<OpClass>(i);
+    if (cls_id == OpClass::kMoe) continue;  // set_moe_class, once the experts' type is known
     bool defaulted = false;
     const Dtype roof_dtype = cls_id == OpClass::kGemm ? P.dtypes.gemm_compute : act16;
     P.cls[i] = op_class_profile(hw.cost, cls_id, roof_dtype, &defaulted);
@@ -393,32 +394,45 @@ void TemplateBuilder::add_moe(LayerGroup& g) {
   g.moe = true;
   const auto& moe = m_.moe;
   MoeTemplate& t = g.moe_t;
-  t.num_experts = static_cast<double>(moe.num_experts);
-  t.top_k = static_cast<double>(moe.experts_per_token);
-  t.hidden = static_cast<double>(h_);
+  MoeGeometry& geo = t.geo;
+  geo.experts = static_cast<double>(moe.num_experts);
+  geo.top_k = static_cast<double>(moe.experts_per_token);
+  geo.hidden = static_cast<double>(h_);
   // Spread over the TP group, or over every data-parallel rank's GPUs (model/expert_parallel.h).
   const std::int64_t ranks = moe.shard_ranks > 0 ? moe.shard_ranks : p_;
+  std::int64_t width = moe.expert_intermediate_size;
   if (moe.expert_parallel) {
-    t.local_experts = static_cast<double>(ceil_div(moe.num_experts, ranks));
-    t.assignment_share = 1.0 / static_cast<double>(ranks);
-    t.expert_width = static_cast<double>(moe.expert_intermediate_size);
+    geo.local_experts = static_cast<double>(ceil_div(moe.num_experts, ranks));
+    geo.assignment_share = 1.0 / static_cast<double>(ranks);
   } else {
-    t.local_experts = t.num_experts;
-    t.expert_width = static_cast<double>(ceil_div(moe.expert_intermediate_size, ranks));
+    geo.local_experts = geo.experts;
+    width = ceil_div(moe.expert_intermediate_size, ranks);
   }
+  geo.width = static_cast<double>(width);
   P_.moe_layers += g.count;
-  t.gate_factor = gate_;
-  t.w = w, t.a = b_.ga;
+  geo.gate_factor = gate_;
+  geo.w = w, geo.a = b_.ga;
+  t.weight_dtype = P_.dtypes.weight;
   t.quantized = quantized("mlp.experts");
   if (t.quantized) {
-    t.a = b_.qa;
-    t.w = model::quantized_bytes_per_element(m_.quantization, static_cast<std::uint64_t>(h_));
+    geo.a = b_.qa;
+    geo.w = model::quantized_bytes_per_element(m_.quantization, static_cast<std::uint64_t>(h_));
+    t.weight_dtype = P_.dtypes.quant_weight;
   }
   if (moe.has_expert_dtype) {
     // Routed experts stored in their own type (e.g. MXFP4) with one 8-bit scale per group.
-    t.w = dtype_bytes(moe.expert_dtype) +
-          (moe.expert_scale_group_size > 0 ? 1.0 / static_cast<double>(moe.expert_scale_group_size)
-                                           : 0.0);
+    geo.w =
+        dtype_bytes(moe.expert_dtype) +
+        (moe.expert_scale_group_size > 0 ? 1.0 / static_cast<double>(moe.expert_scale_group_size)
+                                         : 0.0);
+    t.weight_dtype = moe.expert_dtype;
+  }
+  if (!moe.expert_parallel && gate_ == 2.0) {
+    // A measured fused-MoE kernel of this shape (tables hold gated layers, every expert on the
+    // GPU).
+    t.table = find_table(
+        OpClass::kMoe, t.weight_dtype,
+        {{"n", width}, {"k", h_}, {"experts", moe.num_experts}, {"top_k", moe.experts_per_token}});
   }
   g.gemms.push_back(gemm(kMoe, Rows::kTokens, moe.num_experts, h_, 1, w));  // router
   if (moe.num_shared_experts > 0) {
@@ -429,9 +443,11 @@ void TemplateBuilder::add_moe(LayerGroup& g) {
     g.gemms.push_back(linear(kMoe, Rows::kTokens, h_, shared_p, "mlp.shared_experts"));
     g.elementwise.push_back({kNorms, (gate_ + 1.0) * static_cast<double>(shared_p) * a, 0});
   }
-  // Expert activation and the token permutation (gather + scatter of hidden rows).
+  // Expert activation and the token permutation (gather + scatter of hidden rows), part of a
+  // fused-MoE kernel's time where the profile fitted one (set_moe_class drops it then).
+  g.moe_permute = static_cast<std::int64_t>(g.elementwise.size());
   g.elementwise.push_back(
-      {kNorms, t.top_k * ((gate_ + 1.0) * t.expert_width + 4.0 * static_cast<double>(h_)) * a, 0});
+      {kNorms, geo.top_k * ((gate_ + 1.0) * geo.width + 4.0 * static_cast<double>(h_)) * a, 0});
 }
 
 void TemplateBuilder::add_dense_mlp(LayerGroup& g) {
@@ -488,6 +504,25 @@ void set_memo(Plan& P) {
 
 }  // namespace
 
+// The fused-MoE class for the routed experts' stored type, where the profile fitted one (no
+// datasheet default: without it the experts are costed as GEMMs, with the fitted GEMM curves).
+void set_moe_class(Plan& P, const model::HardwareSpec& hw) {
+  const auto moe =
+      std::find_if(P.groups.begin(), P.groups.end(), [](const LayerGroup& g) { return g.moe; });
+  if (moe == P.groups.end()) return;
+  const Dtype dtype = moe->moe_t.weight_dtype;
+  bool defaulted = true;
+  const model::OpClassProfile profile = op_class_profile(hw.cost, OpClass::kMoe, dtype, &defaulted);
+  if (defaulted) return;
+  const auto i = static_cast<int>(OpClass::kMoe);
+  P.cls[i] = profile;
+  P.roof[i] = roof_for(hw, OpClass::kMoe, dtype, 1);
+  P.moe_fitted = true;
+  for (LayerGroup& g : P.groups) {
+    if (g.moe && g.moe_permute >= 0) g.elementwise.erase(g.elementwise.begin() + g.moe_permute);
+  }
+}
+
 std::unique_ptr<Plan> build_plan(const model::ModelSpec& m, const model::HardwareSpec& hw,
                                  const CostOptions& options) {
   const std::int64_t p = options.tensor_parallel_size;
@@ -512,6 +547,7 @@ std::unique_ptr<Plan> build_plan(const model::ModelSpec& m, const model::Hardwar
   }
   builder.add_head();
   builder.finish();
+  set_moe_class(P, hw);
   set_memo(P);
   if (options.data_parallel_size > 1 && P.moe_layers > 0) {
     KVSIM_ASSERT(m.moe.shard_ranks == p * options.data_parallel_size,

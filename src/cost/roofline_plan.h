@@ -65,14 +65,12 @@ struct ElementwiseTemplate {
 };
 
 struct MoeTemplate {
-  double num_experts = 0, top_k = 0;
-  // This GPU's routed experts (all of them unless expert parallelism spreads them) and the share
-  // of the MoE tokens' assignments they take (1, or 1 / GPUs under expert parallelism).
-  double local_experts = 0, assignment_share = 1;
-  double hidden = 0, expert_width = 0;  // expert intermediate per GPU
-  double gate_factor = 2;               // 2 for gated experts (gate + up), 1 otherwise
-  double w = 2, a = 2;
+  // This GPU's routed experts (all of them unless expert parallelism spreads them, then
+  // assignment_share = 1 / GPUs) and their expert width per GPU.
+  MoeGeometry geo;
   bool quantized = false;  // experts quantized (or in their own dtype): as GemmTemplate
+  model::Dtype weight_dtype = model::Dtype::kBf16;  // the experts' stored type
+  const PreparedTable* table = nullptr;             // measured fused-MoE times; x1 = MoE tokens
 };
 
 // Layers that cost the same: same attention kind/window and same MLP kind.
@@ -89,6 +87,7 @@ struct LayerGroup {
   std::vector<ElementwiseTemplate> elementwise;
   bool moe = false;
   MoeTemplate moe_t;
+  std::int64_t moe_permute = -1;  // index in `elementwise` of the experts' activation/permutation
 };
 
 struct Aggregates {
@@ -144,6 +143,9 @@ struct RooflineCostModel::Plan {
   double pcie_bandwidth = 0;
   double quant_peak_flops = 0;           // peak of the quantized GEMMs' compute dtype
   model::OpClassProfile quant_gemm_cls;  // their efficiencies (the profile's curve for that dtype)
+  // The profile has a fused-MoE curve for the experts' type (fitted to fused-MoE kernels): the
+  // routed experts are costed as one `moe` kernel (cls/roof[kMoe]); else as two GEMMs.
+  bool moe_fitted = false;
   bool quant_dequantizes = false;
   TableIndex tables;
   std::size_t tables_used = 0;

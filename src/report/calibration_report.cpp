@@ -40,6 +40,10 @@ std::string shape_text(const cost::KernelShape& s) {
              std::to_string(s.head_dim);
     case cost::OpClass::kAllreduce:
       return human_bytes(static_cast<Bytes>(s.bytes)) + " x" + std::to_string(s.num_gpus) + " GPUs";
+    case cost::OpClass::kMoe:
+      return "tokens=" + std::to_string(s.m) + " experts=" + std::to_string(s.experts) + " top" +
+             std::to_string(s.top_k) + " " + std::to_string(s.k) + "x" + std::to_string(s.n) + " " +
+             dt;
     default:
       return human_bytes(static_cast<Bytes>(s.bytes));
   }

@@ -161,7 +161,10 @@ Json hardware_json(const model::HardwareSpec& hw) {
                         p.fitted_op_classes.end();
     classes[name] = fitted ? "measured" : "datasheet";
   };
-  for (const std::string& name : cost::op_class_names()) status(name);
+  // A profile without a fused-MoE entry costs the routed experts as GEMMs (no moe guess is used).
+  for (const std::string& name : cost::op_class_names()) {
+    if (name != cost::op_class_name(cost::OpClass::kMoe)) status(name);
+  }
   for (const auto& entry : hw.cost.op_classes) status(entry.first);
   j["cost_model_provenance"]["op_classes"] = classes;
   if (!p.held_out.empty()) {

@@ -106,16 +106,49 @@ TEST_CASE("aiconfigurator all-reduce: the CUDA-graph rows, message size in eleme
              Catch::Contains("1 rows imported") && Catch::Contains("skipped: 1 vllm_eager rows"));
 }
 
+TEST_CASE("aiconfigurator fused-MoE table: balanced, TP-split rows; a kernel per layer shape",
+          "[cost]") {
+  const auto l = load("0.24.0_moe_perf.csv",
+                      "kernel_source,moe_dtype,num_tokens,hidden_size,inter_size,topk,num_experts,"
+                      "moe_tp_size,moe_ep_size,distribution,latency\n"
+                      "cutlass,bfloat16,4,2048,768,8,128,2,1,balanced,0.05\n"
+                      "cutlass,bfloat16,4,2048,768,8,128,2,1,power_law_1.2,0.06\n"
+                      "cutlass,bfloat16,4,2048,768,8,128,1,2,balanced,0.07\n"
+                      "cutlass,bfloat16,8,2048,768,8,128,1,1,balanced,0.08\n"
+                      "triton,bfloat16,16,2048,768,8,128,1,1,balanced,0.09\n"
+                      "gptoss,w4a16_mxfp4,1,2880,2880,4,128,8,1,balanced,0.0397\n"
+                      "block,fp8_block,1,2048,768,8,128,1,1,balanced,0.03\n");
+  // Two kernels ran the bf16 2048/768 layer: the one with more rows (cutlass) is kept.
+  REQUIRE(l.rows.size() == 3);
+  const auto& m = l.rows[0].shape;
+  CHECK(m.op == OpClass::kMoe);
+  CHECK(m.dtype == model::Dtype::kBf16);
+  // moe_tp_size 2: each GPU holds half of every expert's width.
+  CHECK((m.m == 4 && m.n == 384 && m.k == 2048 && m.experts == 128 && m.top_k == 8));
+  CHECK(l.rows[0].time_s == Approx(50e-6));
+  CHECK(l.rows[1].shape.n == 768);
+  // gpt-oss's layer on 8 GPUs: each holds 2880 / 8 of every expert's width, in fp4.
+  const auto& g = l.rows[2].shape;
+  CHECK((g.dtype == model::Dtype::kFp4 && g.m == 1 && g.n == 360 && g.k == 2880));
+  CHECK((g.experts == 128 && g.top_k == 4));
+  REQUIRE(l.notes.size() == 1);
+  CHECK_THAT(l.notes[0], Catch::Contains("3 rows imported") &&
+                             Catch::Contains("1 power_law_1.2 rows") &&
+                             Catch::Contains("1 expert-parallel rows") &&
+                             Catch::Contains("1 rows of kernel_source triton") &&
+                             Catch::Contains("1 fp8_block rows (no kvsim dtype)"));
+  CHECK_THAT(error_loading("0.24.0_moe_perf.csv",
+                           "kernel_source,moe_dtype,num_tokens,hidden_size,inter_size,topk,"
+                           "num_experts,moe_tp_size,moe_ep_size,distribution,latency\n"
+                           "x,fp8,0,2816,704,8,128,1,1,balanced,0.1\n"),
+             Catch::Contains("0.24.0_moe_perf.csv:2:3: num_tokens: expected an integer"));
+}
+
 TEST_CASE("aiconfigurator tables kvsim cannot use are refused, bad cells are located", "[cost]") {
   CHECK_THAT(error_loading("2.29.2_nccl_perf.csv",
                            "kernel_source,nccl_dtype,num_gpus,message_size,latency\n"
                            "NCCL,half,2,256,0.00536\n"),
              Catch::Contains("op_name") && Catch::Contains("custom_allreduce"));
-  CHECK_THAT(error_loading("0.24.0_moe_perf.csv",
-                           "kernel_source,moe_dtype,num_tokens,hidden_size,inter_size,topk,"
-                           "num_experts,moe_tp_size,moe_ep_size,distribution,latency\n"
-                           "x,fp8,1,2816,704,8,128,1,1,balanced,0.1\n"),
-             Catch::Contains("fused-MoE"));
   // An NCCL table that kept op_name gives its all_reduce rows.
   const auto nccl = load("nccl.csv",
                          "kernel_source,nccl_dtype,num_gpus,message_size,op_name,latency\n"

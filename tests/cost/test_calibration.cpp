@@ -307,3 +307,50 @@ TEST_CASE(
   CHECK(shared.classes[1].op == "gemm.fp8");
   CHECK(shared.classes[1].roofline_mape > own.classes[1].roofline_mape);
 }
+
+// Fused-MoE rows (a layer's routed experts in one kernel, as aiconfigurator times them) fit a
+// moe class of their own, whose launch latency takes in the routing and combine kernels' floor.
+TEST_CASE("Fused-MoE rows fit their own class and a table per layer shape", "[cost]") {
+  const auto hw = test::a100_sxm();
+  model::OpClassProfile truth;
+  truth.compute.value = 0.3;
+  truth.memory.value = 0.35;
+  truth.launch_latency_s = 40e-6;
+  std::vector<Measurement> rows;
+  Rng rng(3);
+  for (const auto& [n, k] : {std::pair{384, 2048}, std::pair{768, 2048}, std::pair{704, 4096}}) {
+    for (int tokens = 1; tokens <= 16384; tokens *= 2) {
+      Measurement r;
+      r.shape.op = OpClass::kMoe;
+      r.shape.dtype = model::Dtype::kBf16;
+      r.shape.m = tokens, r.shape.n = n, r.shape.k = k, r.shape.experts = 128, r.shape.top_k = 8;
+      const auto roof = cost::roof_for(hw, OpClass::kMoe, r.shape.dtype, 1);
+      r.time_s =
+          cost::roofline_time(truth, roof.peak_flops, roof.bandwidth, 0, cost::kernel_work(r.shape))
+              .time_s *
+          std::exp(0.02 * rng.normal());
+      rows.push_back(r);
+    }
+  }
+  cost::FitOptions curves_only;
+  curves_only.keep_tables = false;
+  const auto curves = cost::fit_profile(rows, hw, curves_only);
+  REQUIRE(curves.classes.size() == 1);
+  CHECK(curves.classes[0].op == "moe");
+  // The fitted curves (no tables) reproduce the kernel's times, floor included.
+  auto curved = hw;
+  curved.cost = curves.profile;
+  const auto v = cost::validate_profile(curved, rows);
+  CHECK(v.at("moe").rows == 3 * 15);
+  CHECK(v.at("moe").mape < 5.0);
+  CHECK(cost::validate_profile(hw, rows).at("moe").mape > 4 * v.at("moe").mape);  // datasheet
+  const auto fit = cost::fit_profile(rows, hw, {});
+  CHECK(fit.num_tables == 3);
+  auto fitted = hw;
+  fitted.cost = fit.profile;
+  const cost::Predictor pred(fitted, true);
+  bool table = false;
+  KernelShape s = rows[3].shape;
+  CHECK(pred.predict(s, &table) == Approx(rows[3].time_s).epsilon(1e-9));
+  CHECK(table);
+}

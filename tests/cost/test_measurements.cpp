@@ -43,6 +43,32 @@ TEST_CASE("Measurement CSV: round trip and located errors", "[cost]") {
              Catch::Contains("time_us: expected a positive time"));
   CHECK_THAT(bad("gemm,bf17,64,2560,8192,,,,,,,,,1\n"), Catch::Contains("dtype"));
   CHECK_THAT(bad("gemm,bf16,64\n"), Catch::Contains("bad.csv:2: expected 14 cells, got 3"));
+  // Fused-MoE rows need the experts and top_k columns; the writer adds them.
+  const std::string moe_header = header.substr(0, header.size() - 1) + ",experts,top_k\n";
+  const std::string moe =
+      test::write_temp_file(dir, "moe.csv",
+                            moe_header + "moe,fp8,16,704,2816,,,,,,,,,45,128,8\n" +
+                                "gemm,bf16,64,2560,8192,,,,,,,,,12.5,,\n");
+  const auto moe_rows = cost::load_measurements(moe, cost::MeasurementFormat::kAuto);
+  REQUIRE(moe_rows.size() == 2);
+  CHECK(moe_rows[0].shape.op == OpClass::kMoe);
+  CHECK((moe_rows[0].shape.m == 16 && moe_rows[0].shape.n == 704 && moe_rows[0].shape.k == 2816));
+  CHECK((moe_rows[0].shape.experts == 128 && moe_rows[0].shape.top_k == 8));
+  const std::string moe_again =
+      test::write_temp_file(dir, "moe-again.csv", cost::measurements_csv(moe_rows));
+  CHECK(cost::measurements_csv(cost::load_measurements(
+            moe_again, cost::MeasurementFormat::kKvsim)) == cost::measurements_csv(moe_rows));
+  CHECK(cost::measurements_csv(moe_rows).starts_with(moe_header));
+  CHECK_THAT(bad("moe,fp8,16,704,2816,,,,,,,,,45\n"),
+             Catch::Contains("bad.csv:2:1: op: moe rows need the experts and top_k columns"));
+  const auto bad_moe = [&](const std::string& row) {
+    const std::string path = test::write_temp_file(dir, "bad-moe.csv", moe_header + row);
+    return test::error_of([&] { cost::load_measurements(path, cost::MeasurementFormat::kAuto); });
+  };
+  CHECK_THAT(bad_moe("moe,fp8,16,704,2816,,,,,,,,,45,8,128\n"),
+             Catch::Contains("bad-moe.csv:2:16: top_k: expected at most experts (8), got 128"));
+  CHECK_THAT(bad_moe("moe,fp8,16,704,2816,,,,,,,,,45,,8\n"),
+             Catch::Contains("bad-moe.csv:2:15: experts: expected an integer"));
   CHECK_THROWS_WITH(cost::parse_measurement_format("vidr"),
                     Catch::Contains("did you mean 'vidur'"));
 }

@@ -39,3 +39,42 @@ TEST_CASE("A 4-bit kernel without its own entry takes the 8-bit one of its kind"
   (void)cost::op_class_profile(empty, cost::OpClass::kGemm, Dtype::kFp4, &defaulted);
   CHECK(defaulted);
 }
+
+TEST_CASE("Fused-MoE work: touched experts' weights, routed rows in and out", "[cost]") {
+  cost::MoeGeometry g;
+  g.experts = g.local_experts = 4;
+  g.top_k = 2;
+  g.hidden = 8;
+  g.width = 3;
+  g.w = 1;  // fp8 weights
+  g.a = 2;
+  // One token touches its 2 experts: 1 - (1 - 2/4)^1 = 1/2 of the 4.
+  cost::MoeWork w = cost::moe_work(g, 1);
+  CHECK(w.assignments == 2);
+  CHECK(w.touched_experts == 2);
+  CHECK(w.up.flops == 2.0 * 2 * (2 * 8 * 3));           // 2 rows × gate+up 8 → 6
+  CHECK(w.up.bytes == 2 * 48 * 1 + 2 * (8 + 6) * 2);    // 2 experts' 48 weights, rows in/out
+  CHECK(w.down.flops == 2.0 * 2 * (8 * 3));             // 2 rows × 3 → 8
+  CHECK(w.down.bytes == 2 * 24 * 1 + 2 * (3 + 8) * 2);  // 2 experts' 24 weights
+  // Three tokens: 1 - (1/2)^3 = 7/8 of the experts touched.
+  w = cost::moe_work(g, 3);
+  CHECK(w.touched_experts == Approx(3.5));
+  // Expert parallelism over 2 GPUs: half the experts, half the rows here.
+  g.local_experts = 2;
+  g.assignment_share = 0.5;
+  w = cost::moe_work(g, 1);
+  CHECK(w.assignments == 1);
+  CHECK(w.touched_experts == 1);
+  // A measured moe row's work is both GEMMs' (fp8 activations for fp8 weights).
+  cost::KernelShape s;
+  s.op = cost::OpClass::kMoe;
+  s.dtype = model::Dtype::kFp8;
+  s.m = 1, s.n = 3, s.k = 8, s.experts = 4, s.top_k = 2;
+  const cost::Work k = cost::kernel_work(s);
+  CHECK(k.flops == 2.0 * 2 * 48 + 2.0 * 2 * 24);
+  CHECK(k.bytes == 2 * 48 + 2 * 14 * 1 + 2 * 24 + 2 * 11 * 1);
+  const auto c = cost::table_coordinates(s);
+  REQUIRE(c);
+  CHECK(c->x1 == 1);
+  CHECK(cost::table_key("moe", "fp8", c->shape) == "moe|fp8|n=3,k=8,experts=4,top_k=2");
+}

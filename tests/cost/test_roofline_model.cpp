@@ -221,6 +221,51 @@ TEST_CASE("MLA decode reads the latent once for all heads, MoE touches top-k exp
   CHECK(many.at("moe").bytes > 26.0 * all_weights * 0.999);
 }
 
+// A profile with a fused-MoE curve prices DeepSeek-V2-Lite's routed experts as one moe kernel
+// per layer (its activation and token permutation inside it) instead of two GEMMs and an
+// elementwise op; the router and the shared experts stay GEMMs.
+TEST_CASE("A fitted fused-MoE class prices the routed experts as one kernel", "[cost]") {
+  const model::ModelSpec m = test::deepseek_v2_lite();
+  model::HardwareSpec hw = test::h100_sxm();
+  const cost::RooflineCostModel plain(m, hw, {});
+  model::OpClassProfile moe;
+  moe.compute.value = 0.5;
+  moe.memory.value = 0.4;
+  moe.launch_latency_s = 20e-6;
+  hw.cost.op_classes["moe"] = moe;
+  const cost::RooflineCostModel fused(m, hw, {});
+  for (const std::int64_t tokens : {1, 64}) {
+    INFO(tokens);
+    const auto a = by_name(decode(plain, tokens, 100));
+    const auto b = by_name(decode(fused, tokens, 100));
+    cost::MoeGeometry g;
+    g.experts = g.local_experts = 64;
+    g.top_k = 6;
+    g.hidden = 2048;
+    g.width = 1408;
+    const cost::MoeWork w = cost::moe_work(g, static_cast<double>(tokens));
+    const auto time = [&](const model::OpClassProfile& p, cost::OpClass op, const cost::Work& k) {
+      const cost::Roof r = cost::roof_for(hw, op, model::Dtype::kBf16, 1);
+      return cost::roofline_time(p, r.peak_flops, r.bandwidth, 0, k).time_s;
+    };
+    const model::OpClassProfile gemm = cost::op_class_profile(hw.cost, cost::OpClass::kGemm);
+    const cost::Work both{w.up.flops + w.down.flops, w.up.bytes + w.down.bytes};
+    CHECK(b.at("moe").time_s - a.at("moe").time_s ==
+          Approx(26.0 *
+                 (time(moe, cost::OpClass::kMoe, both) - time(gemm, cost::OpClass::kGemm, w.up) -
+                  time(gemm, cost::OpClass::kGemm, w.down))));
+    CHECK(b.at("moe").bytes == Approx(a.at("moe").bytes));  // the same work
+    CHECK(b.at("moe").flops == Approx(a.at("moe").flops));
+    // The experts' activation and permutation bytes left the elementwise ops.
+    CHECK(a.at("norms").bytes - b.at("norms").bytes ==
+          Approx(26.0 * tokens * 6 * (3.0 * 1408 + 4.0 * 2048) * 2));
+  }
+  // A dense model never reads the moe entry.
+  const cost::RooflineCostModel dense(test::llama3_70b(), hw, {});
+  CHECK(dense.step_time(mixed_step()) ==
+        cost::RooflineCostModel(test::llama3_70b(), test::h100_sxm(), {}).step_time(mixed_step()));
+}
+
 TEST_CASE("Step time: deterministic, monotone, and equal to the breakdown sum", "[cost]") {
   const auto model = llama70_tp4();
   TimeNs prev = 0;
