@@ -104,12 +104,11 @@ std::string dtype_column(Table t) {
 // shape too (each MoE model's layer runs its own kernel).
 std::string source_key(const CsvFile& f, const std::vector<std::string>& cells,
                        const std::string& dtype_col) {
-  std::string key;
   const auto cell = [&](const std::string& name) {
     const auto it = f.column.find(name);
     return it == f.column.end() ? std::string() : cells[it->second];
   };
-  key = cell(dtype_col);
+  std::string key = cell(dtype_col);
   if (f.column.count("num_experts") != 0) {
     for (const char* c : {"hidden_size", "inter_size", "num_experts", "topk"}) key += " " + cell(c);
   }

@@ -25,7 +25,7 @@ const std::vector<std::string> kKvsimMoeColumns = [] {
 std::vector<Measurement> parse_kvsim(const CsvFile& f) {
   if (f.header != kKvsimColumns && f.header != kKvsimMoeColumns) {
     throw Error(ErrorLocation{f.path, 1, 0, ""}, "expected the header " + join(kKvsimColumns, ",") +
-                                                     " (and ,experts,top_k for " + "moe rows)");
+                                                     " (and ,experts,top_k for moe rows)");
   }
   const bool moe_columns = f.header == kKvsimMoeColumns;
   std::vector<Measurement> out;

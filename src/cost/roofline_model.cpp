@@ -113,15 +113,13 @@ void decode_attention(const Plan& P, OpAcc* acc, const LayerGroup& grp, const Ag
 void routed_experts(const Plan& P, OpAcc* acc, const MoeTemplate& t, const Aggregates& g,
                     double n) {
   MoeWork w = moe_work(t.geo, g.moe_tokens);
-  if (P.moe_fitted || t.table != nullptr) {
+  if (P.moe_fitted) {
     // One fused kernel: the measured time of this shape, else the fitted moe class's roofline
     // over both GEMMs' work (its curves and launch latency take in the routing and the combine).
     const double table_time = t.table ? t.table->lookup(g.moe_tokens, 0.0) : -1.0;
-    const Work fused{w.up.flops + w.down.flops, w.up.bytes + w.down.bytes};
-    if (P.moe_fitted || table_time > 0) {
-      P.add(acc, kMoe, OpClass::kMoe, fused, n, table_time);
-      return;
-    }
+    P.add(acc, kMoe, OpClass::kMoe, {w.up.flops + w.down.flops, w.up.bytes + w.down.bytes}, n,
+          table_time);
+    return;
   }
   const double peak = t.quantized ? P.quant_peak_flops : 0.0;
   if (t.quantized) {

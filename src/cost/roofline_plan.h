@@ -70,7 +70,8 @@ struct MoeTemplate {
   MoeGeometry geo;
   bool quantized = false;  // experts quantized (or in their own dtype): as GemmTemplate
   model::Dtype weight_dtype = model::Dtype::kBf16;  // the experts' stored type
-  const PreparedTable* table = nullptr;             // measured fused-MoE times; x1 = MoE tokens
+  // Measured fused-MoE times; x1 = MoE tokens (used with the fitted class, Plan::moe_fitted).
+  const PreparedTable* table = nullptr;
 };
 
 // Layers that cost the same: same attention kind/window and same MLP kind.

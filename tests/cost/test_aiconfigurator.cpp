@@ -116,7 +116,7 @@ TEST_CASE("aiconfigurator fused-MoE table: balanced, TP-split rows; a kernel per
                       "cutlass,bfloat16,4,2048,768,8,128,1,2,balanced,0.07\n"
                       "cutlass,bfloat16,8,2048,768,8,128,1,1,balanced,0.08\n"
                       "triton,bfloat16,16,2048,768,8,128,1,1,balanced,0.09\n"
-                      "gptoss,w4a16_mxfp4,1,2880,2880,4,128,8,1,balanced,0.0397\n"
+                      "gptoss,w4a16_mxfp4,1,2880,2880,4,128,8,1,balanced,0.04\n"
                       "block,fp8_block,1,2048,768,8,128,1,1,balanced,0.03\n");
   // Two kernels ran the bf16 2048/768 layer: the one with more rows (cutlass) is kept.
   REQUIRE(l.rows.size() == 3);
