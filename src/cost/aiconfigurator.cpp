@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/strings.h"
+#include "model/dtype.h"
 
 namespace kvsim::cost {
 namespace {
@@ -109,6 +110,9 @@ std::string source_key(const CsvFile& f, const std::vector<std::string>& cells,
     return it == f.column.end() ? std::string() : cells[it->second];
   };
   std::string key = cell(dtype_col);
+  // Attention: the cache's type picks the kernel too (vLLM serves an fp8 cache with another
+  // backend on some GPUs: FlashInfer instead of FlashAttention 2 on L40S).
+  if (f.column.count("kv_cache_dtype") != 0) key += " kv " + cell("kv_cache_dtype");
   if (f.column.count("num_experts") != 0) {
     for (const char* c : {"hidden_size", "inter_size", "num_experts", "topk"}) key += " " + cell(c);
   }
@@ -152,10 +156,19 @@ void check_table(const CsvFile& f, const std::optional<Table>& table) {
   }
 }
 
-// An attention row's shape into `s` (dtype set), or the reason it is skipped.
+// An attention row's shape into `s` (s.dtype = its attn_dtype), or the reason it is skipped.
+// The shape's dtype becomes the KV cache's (cost/ops.h: an attention kernel's dtype is its
+// cache's); the query and output stay 16-bit.
 std::optional<std::string> attention_shape(const CsvRow& row, Table table, KernelShape& s) {
+  if (model::bits_per_element(s.dtype) < 16) {
+    return std::string(model::dtype_name(s.dtype)) + " attention-compute rows";
+  }
   const std::string kv = optional_cell(row, "kv_cache_dtype");
-  if (!kv.empty() && dtype_of(kv) != s.dtype) return kv + " KV-cache rows";
+  if (!kv.empty()) {
+    const auto kv_dtype = dtype_of(kv);
+    if (!kv_dtype) return kv + " KV-cache rows (no kvsim dtype)";
+    s.dtype = *kv_dtype;
+  }
   if (row.has_column("window_size") && row.integer("window_size", false) != 0)
     return "sliding-window rows";
   if (row.has_column("beam_width") && row.integer("beam_width", false, 1) != 1)

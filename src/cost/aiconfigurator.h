@@ -20,11 +20,13 @@
 //                             expert over the TP group unless told to spread whole experts)
 // Context and generation attention share a header: the file name (as aiconfigurator names it)
 // tells them apart. Rows kvsim cannot express are skipped and counted in a note, never dropped
-// silently: fp8 KV-cache and sliding-window attention, beam search, eager all-reduce, GEMM
-// dtypes without a kvsim dtype. Where a table holds several kernels for one dtype (FlashAttention
-// 3 and 4 on H200, FlashInfer and Triton on B200), the one with the most rows is kept — the
-// backend vLLM picks for that GPU by default — and the others are counted in the note; for the
-// fused-MoE table the choice is per dtype and layer shape (each model's layer has its kernel).
+// silently: sliding-window attention, beam search, eager all-reduce, dtypes without a kvsim
+// dtype. An attention row's dtype is its kv_cache_dtype (an fp8 cache's rows fit
+// "attn_decode.fp8"). Where a table holds several kernels for one dtype (FlashAttention 3 and 4
+// on H200, FlashInfer and Triton on B200), the one with the most rows is kept — the backend vLLM
+// picks for that GPU by default — and the others are counted in the note; attention chooses per
+// (attn_dtype, kv_cache_dtype) pair, the fused-MoE table per dtype and layer shape (each model's
+// layer has its kernel).
 // An NCCL table without its op_name column is refused with an error.
 
 #include <string>

@@ -312,9 +312,12 @@ FitResult fit_profile(const std::vector<Measurement>& rows, const model::Hardwar
       ClassFit cf =
           fit_class(fr, op, op_class_profile(hardware.cost, op, dtype), options.max_knots);
       // The 16-bit entry (key nullopt) sorts first: fitted by now when these rows have one.
-      // (Not the fused-MoE kernels: each weight type runs its own kernel, floor included.)
-      if (options.share_memory_curve && key && entries.contains(std::nullopt) &&
-          op != OpClass::kMoe) {
+      // (Not the fused-MoE kernels: each weight type runs its own kernel, floor included; nor
+      // attention, whose entries are per cache type: an fp8 cache's kernel streams its own bytes
+      // at its own rate.)
+      const bool own_kernel =
+          op == OpClass::kMoe || op == OpClass::kAttnPrefill || op == OpClass::kAttnDecode;
+      if (options.share_memory_curve && key && entries.contains(std::nullopt) && !own_kernel) {
         const model::OpClassProfile& plain = result.profile.op_classes.at(cf.op);
         cf.profile.memory = plain.memory;
         cf.profile.launch_latency_s = cf.launch_latency_s = plain.launch_latency_s;

@@ -114,7 +114,7 @@ Work kernel_work(const KernelShape& s) {
       g.q_heads = static_cast<double>(s.q_heads);
       g.qk_dim = g.v_dim = static_cast<double>(s.head_dim);
       g.kv_read_bytes = g.kv_write_bytes = 2.0 * static_cast<double>(s.kv_heads * s.head_dim) * b;
-      g.act_bytes = b;
+      g.act_bytes = gemm_output_bytes(s.dtype);  // Q and O: 16-bit over an 8- or 4-bit cache
       const double pairs = static_cast<double>(causal_pairs(q_len, s.kv_len, 0));
       const double keys = static_cast<double>(keys_read(q_len, s.kv_len, 0));
       Work w =
@@ -280,6 +280,10 @@ Roof roof_for(const model::HardwareSpec& hardware, OpClass op, model::Dtype dtyp
     case OpClass::kAttnPrefill:
     case OpClass::kAttnDecode:
     case OpClass::kMoe: {
+      // Attention over an 8- or 4-bit cache is measured against the 16-bit peak (its dtype is
+      // the cache's, not its arithmetic's): one roof for every attention entry.
+      const bool attention = op == OpClass::kAttnPrefill || op == OpClass::kAttnDecode;
+      if (attention && model::bits_per_element(dtype) < 16) dtype = model::Dtype::kBf16;
       const auto peak = hardware.peak_flops_for(dtype);
       if (!peak) {
         throw Error(ErrorLocation{hardware.name, 0, 0, "peak_flops"},

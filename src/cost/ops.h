@@ -93,6 +93,7 @@ std::int64_t keys_read(std::int64_t n, std::int64_t cached, std::int64_t window)
 //   gemm:         m, n, k, batch (0 = 1)
 //   attn_prefill: batch sequences, each q_len new tokens after kv_len cached; q/kv heads, head_dim
 //   attn_decode:  batch sequences, each with kv_len cached tokens; q/kv heads, head_dim
+//                 (attention's dtype is the KV cache's; the query and output are 16-bit)
 //   allreduce:    bytes (message size), num_gpus
 //   memcpy:       bytes copied (HBM traffic is twice that)
 //   elementwise:  bytes of HBM traffic
@@ -165,7 +166,8 @@ KernelTime roofline_time(const model::OpClassProfile& profile, double peak_flops
                          double extra_latency_s, const Work& work);
 
 // The peak, bandwidth and extra latency a class of kernels runs against on `hardware`:
-// gemm/attention use peak_flops_for(dtype) and HBM bandwidth; allreduce the interconnect
+// gemm/attention use peak_flops_for(dtype) (attention: the 16-bit peak over an 8- or 4-bit
+// cache) and HBM bandwidth; allreduce the interconnect
 // (extra latency: model::allreduce_hops link latencies); memcpy/elementwise HBM bandwidth. Throws
 // kvsim::Error when the hardware lacks the number needed.
 struct Roof {

@@ -4,6 +4,7 @@
 #include "common/error.h"
 #include "cost/aiconfigurator.h"
 #include "cost/measurements.h"
+#include "cost/ops.h"
 #include "test_util.h"
 
 using namespace kvsim;
@@ -64,7 +65,7 @@ TEST_CASE("aiconfigurator attention tables: prefill and decode by file name, ski
       "vllm_flash_attn_fa4,4,2048,32,8,128,1,bfloat16,bfloat16,0,0,0.45\n"
       "vllm_flash_attn_fa3,8,2048,32,8,128,1,bfloat16,bfloat16,0,0,0.9\n";
   const auto ctx = load("0.24.0_context_attention_perf.csv", header + body);
-  REQUIRE(ctx.rows.size() == 2);
+  REQUIRE(ctx.rows.size() == 3);
   const auto& p = ctx.rows[0].shape;
   CHECK(p.op == OpClass::kAttnPrefill);
   // isl new tokens after `step` cached ones; heads already per GPU.
@@ -72,11 +73,26 @@ TEST_CASE("aiconfigurator attention tables: prefill and decode by file name, ski
   CHECK((p.q_heads == 32 && p.kv_heads == 8 && p.head_dim == 128));
   CHECK(p.dtype == model::Dtype::kBf16);
   CHECK(ctx.rows[0].time_s == Approx(0.5e-3));
+  // The fp8-cache row: the same shape, its dtype the cache's. Its bytes: 4 sequences × 2048
+  // tokens × (Q and O: 2 × 32 heads × 128 × 2 B, K and V written and read: 2 × 2 × 8 × 128 × 1 B).
+  const auto& f = ctx.rows[1].shape;
+  CHECK(f.dtype == model::Dtype::kFp8);
+  CHECK(f.batch == 4);
+  CHECK(cost::kernel_work(f).bytes == 4.0 * 2048 * (2 * 32 * 128 * 2 + 2 * 2 * 8 * 128 * 1));
   REQUIRE(ctx.notes.size() == 1);
-  CHECK_THAT(ctx.notes[0], Catch::Contains("kernel_source bfloat16: vllm_flash_attn_fa3") &&
-                               Catch::Contains("1 fp8 KV-cache rows") &&
-                               Catch::Contains("1 sliding-window rows") &&
-                               Catch::Contains("1 rows of kernel_source vllm_flash_attn_fa4"));
+  CHECK_THAT(ctx.notes[0],
+             Catch::Contains("kernel_source bfloat16 kv bfloat16: vllm_flash_attn_fa3, "
+                             "bfloat16 kv fp8: vllm_flash_attn_fa3") &&
+                 Catch::Contains("1 sliding-window rows") &&
+                 Catch::Contains("1 rows of kernel_source vllm_flash_attn_fa4"));
+  // A cache type kvsim lacks, and attention computed in 8 bits, are skipped and counted.
+  const auto odd = load("0.24.0_generation_attention_perf.csv",
+                        header +
+                            "k,32,1,32,8,128,1,bfloat16,e5m2x,4095,0,0.02\n"
+                            "k,32,1,32,8,128,1,fp8,fp8,4095,0,0.02\n");
+  CHECK(odd.rows.empty());
+  CHECK_THAT(odd.notes[0], Catch::Contains("1 e5m2x KV-cache rows (no kvsim dtype)") &&
+                               Catch::Contains("1 fp8 attention-compute rows"));
 
   const auto gen = load("0.24.0_generation_attention_perf.csv",
                         header +
@@ -181,7 +197,7 @@ TEST_CASE("aiconfigurator H200 tables import whole", "[cost][shared]") {
   // Every bf16 and fp8 GEMM row (35,742 each).
   CHECK(cost::load_measurements(gemm, MeasurementFormat::kAuto, &notes).size() == 2 * 35742);
   const auto g = cost::load_measurements(gen, MeasurementFormat::kAuto, &notes);
-  CHECK(g.size() == 16129);  // FlashAttention 3, bf16 KV cache, no window
+  CHECK(g.size() == 2 * 16129);  // FlashAttention 3, bf16 and fp8 KV cache, no window
   for (const auto& m : g) REQUIRE(m.shape.op == OpClass::kAttnDecode);
   // 23 message sizes × 3 GPU counts, graph backend only.
   CHECK(cost::load_measurements(ar, MeasurementFormat::kAuto, &notes).size() == 69);

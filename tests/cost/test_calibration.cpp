@@ -308,6 +308,47 @@ TEST_CASE(
   CHECK(shared.classes[1].roofline_mape > own.classes[1].roofline_mape);
 }
 
+// Decode attention over an fp8 cache is another kernel (aiconfigurator's tables time both): its
+// entry keeps its own memory curve even when GEMM entries share the 16-bit one.
+TEST_CASE("fp8-cache attention rows fit attn_decode.fp8 with their own memory curve", "[cost]") {
+  const auto hw = test::h100_sxm();
+  model::OpClassProfile bf16_truth, fp8_truth;
+  bf16_truth.compute.value = fp8_truth.compute.value = 0.5;
+  bf16_truth.memory.value = 0.85;
+  fp8_truth.memory.value = 0.55;  // H200's FlashAttention 3: ~1.3x faster for half the bytes
+  bf16_truth.launch_latency_s = fp8_truth.launch_latency_s = 5e-6;
+  std::vector<Measurement> rows;
+  for (int batch = 8; batch <= 256; batch *= 2) {
+    for (int ctx = 1023; ctx <= 32767; ctx = 2 * ctx + 1) {
+      for (const model::Dtype dt : {model::Dtype::kBf16, model::Dtype::kFp8}) {
+        Measurement r;
+        r.shape.op = OpClass::kAttnDecode;
+        r.shape.dtype = dt;
+        r.shape.batch = batch, r.shape.kv_len = ctx;
+        r.shape.q_heads = 16, r.shape.kv_heads = 2, r.shape.head_dim = 128;
+        const auto roof = cost::roof_for(hw, r.shape.op, dt, 1);
+        CHECK(roof.peak_flops == hw.peak_flops_for(model::Dtype::kBf16));  // one attention roof
+        r.time_s =
+            cost::roofline_time(dt == model::Dtype::kFp8 ? fp8_truth : bf16_truth, roof.peak_flops,
+                                roof.bandwidth, roof.extra_latency_s, cost::kernel_work(r.shape))
+                .time_s;
+        rows.push_back(r);
+      }
+    }
+  }
+  cost::FitOptions opt;
+  opt.keep_tables = false;
+  opt.share_memory_curve = true;
+  const auto fit = cost::fit_profile(rows, hw, opt);
+  const auto& plain = fit.profile.op_classes.at("attn_decode");
+  const auto& f8 = fit.profile.op_classes.at("attn_decode.fp8");
+  for (double x : {8.0, 9.0}) {
+    INFO("log10 bytes " << x);
+    CHECK(plain.memory.at(x) == Approx(0.85).epsilon(0.05));
+    CHECK(f8.memory.at(x) == Approx(0.55).epsilon(0.05));
+  }
+}
+
 // Fused-MoE rows (a layer's routed experts in one kernel, as aiconfigurator times them) fit a
 // moe class of their own, whose launch latency takes in the routing and combine kernels' floor.
 TEST_CASE("Fused-MoE rows fit their own class and a table per layer shape", "[cost]") {

@@ -60,6 +60,35 @@ TEST_CASE("Dtypes: fp8 KV halves the decode KV bytes, fp8 weights use the fp8 pe
   CHECK(q.at("qkv_proj").bytes == 80.0 * (8192.0 * 2 + 8192.0 * 2560 * 0.5 + 2560.0 * 2));
 }
 
+TEST_CASE("An fp8 cache's attention takes its own entry (attn_decode.fp8) where there is one",
+          "[cost]") {
+  auto hw = test::h100_sxm();
+  model::OpClassProfile plain, fp8;
+  plain.compute.value = fp8.compute.value = 0.5;
+  plain.memory.value = 0.8;
+  fp8.memory.value = 0.4;  // half the bytes at half the rate: no faster than the 16-bit kernel
+  plain.launch_latency_s = fp8.launch_latency_s = 0;
+  hw.cost.op_classes["attn_decode"] = plain;
+  cost::CostOptions o;
+  o.tensor_parallel_size = 4;
+  o.kv_dtype = model::Dtype::kFp8;
+  const auto without =
+      by_name(decode(cost::RooflineCostModel(test::llama3_70b(), hw, o), 64, 4096));
+  hw.cost.op_classes["attn_decode.fp8"] = fp8;
+  const auto with = by_name(decode(cost::RooflineCostModel(test::llama3_70b(), hw, o), 64, 4096));
+  // Same work either way; memory-bound, so 80 layers × bytes / (3.35 TB/s × efficiency).
+  const cost::OpCost& a = with.at("attn_decode");
+  CHECK(a.bytes == without.at("attn_decode").bytes);
+  CHECK_FALSE(a.compute_bound);
+  CHECK(without.at("attn_decode").time_s == Approx(a.bytes / (3.35e12 * 0.8)).epsilon(1e-12));
+  CHECK(a.time_s == Approx(a.bytes / (3.35e12 * 0.4)).epsilon(1e-12));
+  // A 16-bit cache keeps the plain entry.
+  o.kv_dtype = model::Dtype::kBf16;
+  const auto bf16 = by_name(decode(cost::RooflineCostModel(test::llama3_70b(), hw, o), 64, 4096));
+  CHECK(bf16.at("attn_decode").time_s ==
+        Approx(bf16.at("attn_decode").bytes / (3.35e12 * 0.8)).epsilon(1e-12));
+}
+
 TEST_CASE("Bad deployments are rejected with a clear error", "[cost]") {
   cost::CostOptions o;
   o.tensor_parallel_size = 3;
