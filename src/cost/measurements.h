@@ -4,7 +4,9 @@
 // kvsim CSV (header required, columns in this order; cells that do not apply are empty):
 //   op,dtype,m,n,k,batch,q_len,kv_len,q_heads,kv_heads,head_dim,bytes,num_gpus,time_us
 // op ∈ gemm | attn_prefill | attn_decode | allreduce | memcpy | elementwise | moe; dimensions are
-// per GPU (what the kernel sees); see cost::KernelShape for which cells each op uses.
+// per GPU (what the kernel sees); see cost::KernelShape for which cells each op uses. An
+// attention row's dtype is its KV cache's (fp8: the kernel over an fp8 cache, fitting
+// "attn_decode.fp8"); its query and output are 16-bit.
 // time_us > 0. moe rows need two more columns, ",experts,top_k", after time_us (the writer adds
 // them when a row is moe).
 //
