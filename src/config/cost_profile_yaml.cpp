@@ -182,16 +182,17 @@ std::vector<std::string> parse_overhead_list(const YAML::Node& node, const MapRe
   return out;
 }
 
-// held_out: {fraction: F, seed: N, <op class>: {rows: R, median_ape: P, p90_ape: Q}, ...}
+// held_out: {fraction: F, seed: N, <profile entry>: {rows: R, median_ape: P, p90_ape: Q}, ...}
+// (an entry: an op class, or one with a dtype such as gemm.fp8)
 void parse_held_out(MapReader& held, model::CostProvenance& prov) {
   prov.held_out_fraction = held.get_double("fraction", 0, 1);
   prov.held_out_seed = held.get_int("seed", 0);
   const auto names = cost::op_class_names();
   for (const std::string& name : held.keys()) {
     if (name == "fraction" || name == "seed") continue;
-    if (std::find(names.begin(), names.end(), name) == names.end()) {
-      throw held.error(name, "expected fraction, seed or an op class (" + join(names, ", ") + ")" +
-                                 did_you_mean(name, names));
+    if (!cost::is_op_class_key(name)) {
+      throw held.error(name, "expected fraction, seed or an op class (" + join(names, ", ") +
+                                 ", or one with a dtype: gemm.fp8)" + did_you_mean(name, names));
     }
     MapReader c = held.get_map(name);
     model::HeldOutError e;

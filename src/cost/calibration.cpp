@@ -414,7 +414,9 @@ std::map<std::string, ValidationStats> validate_profile(const model::HardwareSpe
       throw Error(ErrorLocation{m.file, m.line, 0, std::string(op_class_name(m.shape.op))},
                   e.what());
     }
-    const std::string op(op_class_name(m.shape.op));
+    // Per profile entry: an fp8 GEMM's error under "gemm.fp8", not mixed into "gemm".
+    const std::string op = op_class_dtype_key(m.shape.op, m.shape.dtype)
+                               .value_or(std::string(op_class_name(m.shape.op)));
     errors[op].push_back(100.0 * std::abs(pred - m.time_s) / m.time_s);
     if (table) out[op].table_rows += 1;
   }

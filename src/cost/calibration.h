@@ -100,7 +100,8 @@ struct HoldoutSplit {
 HoldoutSplit split_holdout(const std::vector<Measurement>& rows, double fraction,
                            std::uint64_t seed);
 
-// Scores `hardware`'s profile on `rows`, per op class (keyed by op-class name).
+// Scores `hardware`'s profile on `rows`, per profile entry (keyed "gemm", "gemm.fp8",
+// "attn_decode.fp8", ...: op_class_dtype_key, the op-class name for 16-bit rows).
 std::map<std::string, ValidationStats> validate_profile(const model::HardwareSpec& hardware,
                                                         const std::vector<Measurement>& rows);
 

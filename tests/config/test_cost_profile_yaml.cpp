@@ -58,6 +58,7 @@ TEST_CASE("cost_model section: fitted classes and held-out errors round-trip", "
   p.provenance.held_out_seed = 7;
   p.provenance.held_out["gemm"] = {700, 12.5, 40.25};
   p.provenance.held_out["attn_decode"] = {30, 3.5, 9};
+  p.provenance.held_out["attn_decode.fp8"] = {31, 4.5, 10};  // an entry with a dtype
   const std::string emitted = config::emit_cost_profile_yaml(p, 2);
   CHECK_THAT(emitted, Catch::Contains("fitted_op_classes: [gemm, attn_decode]") &&
                           Catch::Contains("gemm: {rows: 700, median_ape: 12.5, p90_ape: 40.25}"));
@@ -65,7 +66,8 @@ TEST_CASE("cost_model section: fitted classes and held-out errors round-trip", "
   CHECK(q.provenance.fitted_op_classes == p.provenance.fitted_op_classes);
   CHECK(q.provenance.held_out_fraction == Approx(0.1));
   CHECK(q.provenance.held_out_seed == 7);
-  REQUIRE(q.provenance.held_out.size() == 2);
+  REQUIRE(q.provenance.held_out.size() == 3);
+  CHECK(q.provenance.held_out.at("attn_decode.fp8").rows == 31);
   CHECK(q.provenance.held_out.at("gemm").rows == 700);
   CHECK(q.provenance.held_out.at("gemm").p90_ape == Approx(40.25));
   CHECK(config::emit_cost_profile_yaml(q, 2) == emitted);
@@ -81,6 +83,9 @@ TEST_CASE("cost_model section: fitted classes and held-out errors round-trip", "
   CHECK_THAT(error("    held_out: {fraction: 0.1, seed: 1, gemmm: {rows: 1, median_ape: 1, "
                    "p90_ape: 1}}\n"),
              Catch::Contains("gemmm") && Catch::Contains("did you mean 'gemm'"));
+  CHECK_THAT(error("    held_out: {fraction: 0.1, seed: 1, gemm.fp9: {rows: 1, median_ape: 1, "
+                   "p90_ape: 1}}\n"),
+             Catch::Contains("gemm.fp9") && Catch::Contains("gemm.fp8"));
   CHECK_THAT(error("    held_out: {fraction: 0.1, seed: 1, gemm: {rows: 0, median_ape: 1, "
                    "p90_ape: 1}}\n"),
              Catch::Contains("rows"));

@@ -347,6 +347,13 @@ TEST_CASE("fp8-cache attention rows fit attn_decode.fp8 with their own memory cu
     CHECK(plain.memory.at(x) == Approx(0.85).epsilon(0.05));
     CHECK(f8.memory.at(x) == Approx(0.55).epsilon(0.05));
   }
+  // Scored per entry: the fp8-cache rows apart from the 16-bit ones.
+  model::HardwareSpec fitted = hw;
+  fitted.cost = fit.profile;
+  const auto v = cost::validate_profile(fitted, rows);
+  REQUIRE(v.size() == 2);
+  CHECK(v.at("attn_decode").rows == static_cast<std::int64_t>(rows.size() / 2));
+  CHECK(v.at("attn_decode.fp8").rows == static_cast<std::int64_t>(rows.size() / 2));
 }
 
 // Fused-MoE rows (a layer's routed experts in one kernel, as aiconfigurator times them) fit a
