@@ -366,7 +366,7 @@ void register_calibrate(CLI::App& app) {
                 "8- and 4-bit GEMMs get their own curves)")
       ->delimiter(',');
   c->add_flag("--share-memory-curve", f->share_memory_curve,
-              "8- and 4-bit GEMM entries (gemm.fp8) keep their fitted compute curve but take "
+              "8- and 4-bit entries (gemm.fp8) keep their fitted compute curve but take "
               "the 16-bit entry's memory curve and launch latency (bytes stream at the memory's "
               "rate whatever their type); attention and fused-MoE entries keep their own");
   c->add_option("--date", f->date, "Provenance date (default: today, UTC)");

@@ -315,8 +315,7 @@ FitResult fit_profile(const std::vector<Measurement>& rows, const model::Hardwar
       // (Not the fused-MoE kernels: each weight type runs its own kernel, floor included; nor
       // attention, whose entries are per cache type: an fp8 cache's kernel streams its own bytes
       // at its own rate.)
-      const bool own_kernel =
-          op == OpClass::kMoe || op == OpClass::kAttnPrefill || op == OpClass::kAttnDecode;
+      const bool own_kernel = op == OpClass::kMoe || is_attention(op);
       if (options.share_memory_curve && key && entries.contains(std::nullopt) && !own_kernel) {
         const model::OpClassProfile& plain = result.profile.op_classes.at(cf.op);
         cf.profile.memory = plain.memory;

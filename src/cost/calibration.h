@@ -31,8 +31,8 @@ struct FitOptions {
   // Per-dtype entries ("gemm.fp8") keep their fitted compute curve but take the 16-bit entry's
   // memory curve and launch latency when the same rows fitted one: a kernel streams its bytes
   // at the memory system's rate whatever their element type, while the tensor cores' share of
-  // their peak differs by dtype. GEMM entries only: attention entries are per KV-cache type
-  // and fused-MoE entries per weight type, each its own kernel with its own curves.
+  // their peak differs by dtype. Not attention entries (per KV-cache type) nor fused-MoE ones
+  // (per weight type): each is its own kernel with its own curves.
   bool share_memory_curve = false;
 };
 

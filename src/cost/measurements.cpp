@@ -53,7 +53,7 @@ std::vector<Measurement> parse_kvsim(const CsvFile& f) {
       throw Error(row.where("op"), "moe rows need the experts and top_k columns after time_us");
     }
     const bool gemm = s.op == OpClass::kGemm || moe;
-    const bool attn = s.op == OpClass::kAttnPrefill || s.op == OpClass::kAttnDecode;
+    const bool attn = is_attention(s.op);
     s.m = row.integer("m", gemm, gemm ? 1 : 0);
     s.n = row.integer("n", gemm, gemm ? 1 : 0);
     s.k = row.integer("k", gemm, gemm ? 1 : 0);
@@ -247,7 +247,7 @@ std::string measurements_csv(const std::vector<Measurement>& rows) {
   auto cell = [](std::int64_t v) { return v > 0 ? std::to_string(v) : std::string(); };
   for (const auto& m : rows) {
     const KernelShape& s = m.shape;
-    const bool attn = s.op == OpClass::kAttnPrefill || s.op == OpClass::kAttnDecode;
+    const bool attn = is_attention(s.op);
     char bytes[40] = "";
     if (s.bytes > 0) std::snprintf(bytes, sizeof bytes, "%.17g", s.bytes);
     char time[40];

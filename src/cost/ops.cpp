@@ -39,8 +39,11 @@ std::vector<std::string> op_class_names() {
 }
 
 bool has_compute_roof(OpClass op) {
-  return op == OpClass::kGemm || op == OpClass::kAttnPrefill || op == OpClass::kAttnDecode ||
-         op == OpClass::kMoe;
+  return op == OpClass::kGemm || is_attention(op) || op == OpClass::kMoe;
+}
+
+bool is_attention(OpClass op) {
+  return op == OpClass::kAttnPrefill || op == OpClass::kAttnDecode;
 }
 
 MoeWork moe_work(const MoeGeometry& g, double tokens) {
@@ -282,8 +285,7 @@ Roof roof_for(const model::HardwareSpec& hardware, OpClass op, model::Dtype dtyp
     case OpClass::kMoe: {
       // Attention over an 8- or 4-bit cache is measured against the 16-bit peak (its dtype is
       // the cache's, not its arithmetic's): one roof for every attention entry.
-      const bool attention = op == OpClass::kAttnPrefill || op == OpClass::kAttnDecode;
-      if (attention && model::bits_per_element(dtype) < 16) dtype = model::Dtype::kBf16;
+      if (is_attention(op) && model::bits_per_element(dtype) < 16) dtype = model::Dtype::kBf16;
       const auto peak = hardware.peak_flops_for(dtype);
       if (!peak) {
         throw Error(ErrorLocation{hardware.name, 0, 0, "peak_flops"},

@@ -35,6 +35,8 @@ std::optional<OpClass> parse_op_class(std::string_view name);
 std::vector<std::string> op_class_names();
 // True for classes with a compute roof (gemm, attention, moe); the others are bandwidth-only.
 bool has_compute_roof(OpClass op);
+// True for attn_prefill and attn_decode (whose per-dtype entries are per KV-cache type).
+bool is_attention(OpClass op);
 
 // FLOPs and bytes of one kernel. `bytes` is HBM traffic, except for allreduce where it is the
 // ring's bytes over the link per GPU: 2 (p - 1) / p × message bytes.

@@ -114,8 +114,8 @@ void set_roofs(Plan& P, const model::HardwareSpec& hw, const CostOptions& option
     const Dtype roof_dtype = cls_id == OpClass::kGemm ? P.dtypes.gemm_compute : act16;
     // Attention's curve is its cache type's entry ("attn_decode.fp8") where the profile has one:
     // kernels over an 8-bit cache are other kernels, not 16-bit ones reading half the bytes.
-    const bool attention = cls_id == OpClass::kAttnPrefill || cls_id == OpClass::kAttnDecode;
-    P.cls[i] = op_class_profile(hw.cost, cls_id, attention ? P.dtypes.kv : roof_dtype, &defaulted);
+    P.cls[i] = op_class_profile(hw.cost, cls_id, is_attention(cls_id) ? P.dtypes.kv : roof_dtype,
+                                &defaulted);
     if (defaulted) P.defaulted.emplace_back(op_class_name(cls_id));
     P.roof[i] = roof_for(hw, cls_id, roof_dtype, cls_id == OpClass::kAllreduce ? P.tp : 1);
   }
