@@ -209,6 +209,9 @@ bool Replica::start_decode_step() {
   ++m.num_steps;
   m.num_sequence_steps += ff_.num_seqs;
   m.num_step_tokens += ff_.num_seqs;
+  // As start_step: a request whose swap-in completed between steps joined the running list
+  // without a scheduling pass, so this may be the first step that counts it.
+  max_running_ = std::max(max_running_, ff_.num_seqs);
   return true;
 }
 
