@@ -164,10 +164,11 @@ std::vector<std::string> parse_op_class_list(const YAML::Node& node, const MapRe
   return out;
 }
 
-// fitted_overheads: [step_overhead_us, seq_overhead_us, prefill_token_overhead_us] (a subset).
+// fitted_overheads: [step_overhead_us, seq_overhead_us, prefill_token_overhead_us,
+// frontend_latency_us] (a subset).
 std::vector<std::string> parse_overhead_list(const YAML::Node& node, const MapReader& prov) {
   const std::vector<std::string> names = {"step_overhead_us", "seq_overhead_us",
-                                          "prefill_token_overhead_us"};
+                                          "prefill_token_overhead_us", "frontend_latency_us"};
   if (!node.IsSequence()) throw prov.error("fitted_overheads", "expected a list of overhead keys");
   std::vector<std::string> out;
   for (const auto& item : node) {
@@ -233,6 +234,8 @@ model::CostProfile parse_cost_profile(MapReader& section) {
       section.optional_double("prefill_token_overhead_us", 0, 1e6).value_or(0) * 1e-6;
   profile.context_token_overhead_s =
       section.optional_double("context_token_overhead_us", 0, 1e6).value_or(0) * 1e-6;
+  profile.frontend_latency_s =
+      section.optional_double("frontend_latency_us", 0, 1e7).value_or(0) * 1e-6;
   if (auto ops = section.optional_map("op_classes")) {
     for (const std::string& name : ops->keys()) {
       MapReader op = ops->get_map(name);
@@ -294,6 +297,8 @@ std::string emit_cost_profile_yaml(const model::CostProfile& profile, int indent
   if (profile.context_token_overhead_s != 0) {
     out += pad + "context_token_overhead_us: " + num(profile.context_token_overhead_s * 1e6) + "\n";
   }
+  if (profile.frontend_latency_s != 0)
+    out += pad + "frontend_latency_us: " + num(profile.frontend_latency_s * 1e6) + "\n";
   out += pad + "op_classes:\n";
   for (const auto& [name, op] : profile.op_classes) {
     out.append(pad).append("  ").append(name);

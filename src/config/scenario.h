@@ -30,6 +30,7 @@
 //                                      # (absent: on from vllm_version 0.14, one stage)
 //     step_overhead_us: 2000           # absent: the GPU profile's host time per step
 //     context_token_overhead_us: 0.1   # absent: the profile's, per context token per step
+//     frontend_latency_us: 0           # absent: the profile's, per request (adds to TTFT)
 //     allocator: paged                 # paged|contiguous-max|contiguous-pow2|contiguous-oracle
 //     placement: buddy                 # contiguous: buddy|first-fit|best-fit
 //     watermark: 0.01                  # paged: blocks kept free at admission (vllm-v1: 0)
@@ -113,6 +114,9 @@ struct Scenario {
   // (copied to cost.roofline when resolved); nullopt: the profile's.
   std::optional<double> step_overhead_us;
   std::optional<double> context_token_overhead_us;
+  // The serving front end's latency per request, replacing the GPU profile's
+  // frontend_latency_us (copied to sim.frontend_latency_ns when resolved); nullopt: the profile's.
+  std::optional<double> frontend_latency_us;
   cost::CostModelConfig cost;
   trace::WorkloadOptions workload;
   bool has_workload = false;  // the scenario defines a workload section

@@ -412,6 +412,16 @@ const Setting kSettings[] = {
      .range = closed(0, 1e3),
      .grid_axis = true,
      .apply = [](Scenario& s, const SettingValue& v) { s.context_token_overhead_us = v.number; }},
+    {.path = "serving.frontend_latency_us",
+     .flag = "--frontend-latency-us",
+     .help = "The serving front end's latency per request, microseconds, replacing the GPU "
+             "profile's frontend_latency_us: HTTP, tokenization and the hand-off to the engine "
+             "before a request is scheduled, the first token's way back after; adds to TTFT and "
+             "E2E, not to TPOT (kvsim calibrate --from-run fits it)",
+     .type = SettingType::kFloat,
+     .range = closed(0, 1e7),
+     .grid_axis = true,
+     .apply = [](Scenario& s, const SettingValue& v) { s.frontend_latency_us = v.number; }},
     {.path = "serving.allocator",
      .flag = "--allocator",
      .help = "KV allocator: {choices} (default paged)",

@@ -1,17 +1,18 @@
 #pragma once
 // The least-squares half of `kvsim calibrate --from-run`: the framework overhead of an engine
-// step (model::CostProfile's step_overhead_s, seq_overhead_s, prefill_token_overhead_s) fitted to
-// latencies a real engine measured. run/overhead_calibration.h simulates the run and builds the
-// rows; this file only solves them.
+// step (model::CostProfile's step_overhead_s, seq_overhead_s, prefill_token_overhead_s) and the
+// front end's per-request latency (frontend_latency_s) fitted to latencies a real engine measured.
+// run/overhead_calibration.h simulates the run and builds the rows; this file only solves them.
 //
-// A row says features · θ ≈ target, with θ = (per step, per scheduled sequence, per prompt token)
-// in seconds and the features the counts of steps, sequences and prompt tokens whose overhead the
-// row's latency depends on (rows are already divided by their weight). The fit keeps θ ≥ 0: an
-// exact non-negative least squares (every subset of the free terms is solved unconstrained and
-// the best feasible one kept; three terms, eight subsets, in a fixed order: deterministic).
+// A row says features · θ ≈ target, with θ = (per step, per scheduled sequence, per prompt token,
+// per request) in seconds and the features the counts of steps, sequences, prompt tokens and
+// requests whose overhead the row's latency depends on (rows are already divided by their
+// weight). The fit keeps θ ≥ 0: an exact non-negative least squares (every subset of the free
+// terms is solved unconstrained and the best feasible one kept; four terms, sixteen subsets, in a
+// fixed order: deterministic).
 //
 // A term the rows cannot tell apart from the terms before it (order: step, sequence, prompt
-// token) is undetermined: its column, scaled to unit length, keeps less than
+// token, request) is undetermined: its column, scaled to unit length, keeps less than
 // kOverheadIdentifiable of its length outside the span of the earlier determined columns (a
 // column of zeros: none). An undetermined term keeps its prior value (its share of the targets
 // is taken out first) and the caller says so.
@@ -21,13 +22,13 @@
 
 namespace kvsim::cost {
 
-inline constexpr int kNumOverheadTerms = 3;
+inline constexpr int kNumOverheadTerms = 4;
 using OverheadTerms = std::array<double, kNumOverheadTerms>;  // seconds, in the order below
 
 // The hardware YAML keys of the terms, in order: step_overhead_us, seq_overhead_us,
-// prefill_token_overhead_us.
+// prefill_token_overhead_us, frontend_latency_us (per request, outside the steps).
 inline constexpr std::array<const char*, kNumOverheadTerms> kOverheadTermKeys = {
-    "step_overhead_us", "seq_overhead_us", "prefill_token_overhead_us"};
+    "step_overhead_us", "seq_overhead_us", "prefill_token_overhead_us", "frontend_latency_us"};
 
 inline constexpr double kOverheadIdentifiable = 0.01;
 

@@ -65,8 +65,9 @@ struct CostProvenance {
   // Op classes whose curves were fitted to measurements; the others keep the base profile's
   // datasheet guesses. Empty for a datasheet profile.
   std::vector<std::string> fitted_op_classes;
-  // Framework-overhead terms (step_overhead_us, seq_overhead_us, prefill_token_overhead_us)
-  // fitted to a real run's latencies (kvsim calibrate --from-run); empty otherwise.
+  // Framework-overhead terms (step_overhead_us, seq_overhead_us, prefill_token_overhead_us,
+  // frontend_latency_us) fitted to a real run's latencies (kvsim calibrate --from-run); empty
+  // otherwise.
   std::vector<std::string> fitted_overheads;
   double held_out_fraction = 0;
   std::int64_t held_out_seed = 0;
@@ -92,6 +93,12 @@ struct CostProfile {
   // simulator models its engine's (and early vLLM's) Ray workers with 0.1 µs per token on top of 2
   // ms per step.
   double context_token_overhead_s = 0;
+  // Per request, s: the serving front end's time between the client and the engine that no step
+  // hides (the HTTP request parsed, the prompt tokenized and handed to the engine process, the
+  // first token detokenized and streamed back). It adds to TTFT and E2E, not to TPOT or ITL; the
+  // simulator delays each request's arrival at the scheduler by it. Default 0: only a fit from a
+  // real run (kvsim calibrate --from-run) sets it.
+  double frontend_latency_s = 0;
   std::vector<MeasuredTable> tables;  // exact-shape measurements; empty for datasheet profiles
 };
 

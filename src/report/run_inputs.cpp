@@ -108,6 +108,10 @@ Json serving_inputs_json(const run::ResolvedScenario& s) {
           *s.cost.roofline.context_token_overhead_s * 1e6;
     }
   }
+  // Shown when not 0 (the profile's or the flag's), so reports without one keep their text.
+  if (s.sim.frontend_latency_ns > 0) {
+    serving["frontend_latency_us"] = static_cast<double>(s.sim.frontend_latency_ns) / 1e3;
+  }
   return serving;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/error.h"
+#include "common/units.h"
 #include "run/run.h"
 
 namespace kvsim::run {
@@ -40,13 +41,16 @@ struct SimulatedRequest {
 // weeks of traffic.
 class StepSensitivity final : public sim::SimObserver {
  public:
-  explicit StepSensitivity(std::size_t num_requests) : requests_(num_requests) {}
+  // `frontend_ns`: the front end's latency the simulation ran with (a request joins its engine
+  // that long after its arrival).
+  StepSensitivity(std::size_t num_requests, TimeNs frontend_ns)
+      : frontend_ns_(frontend_ns), requests_(num_requests) {}
 
   bool wants_steps() const override { return true; }
   void on_step(const sim::StepEvent& e) override {
     if (e.engine >= engines_.size()) engines_.resize(e.engine + 1);
     Engine& g = engines_[e.engine];
-    OverheadTerms f{1.0, 0.0, 0.0};
+    OverheadTerms f{1.0, 0.0, 0.0, 0.0};
     for (const cost::PrefillChunk& ch : e.batch->prefills) {
       if (ch.num_tokens <= 0) continue;
       f[1] += 1;
@@ -72,19 +76,20 @@ class StepSensitivity final : public sim::SimObserver {
     const std::size_t first = step_ending(r.first_token_ns);
     const std::size_t last = step_ending(r.finish_ns);
     if (first == g.ends.size() || last == g.ends.size()) return;
-    // The step running when the request arrived counts for the part after the arrival.
+    // The step running when the request joined its engine counts for the part after that.
+    const TimeNs joined = r.arrival_ns + frontend_ns_;
     const auto k0 = static_cast<std::size_t>(
-        std::upper_bound(g.ends.begin(), g.ends.end(), r.arrival_ns) - g.ends.begin());
+        std::upper_bound(g.ends.begin(), g.ends.end(), joined) - g.ends.begin());
     const double span = static_cast<double>(g.ends[k0] - g.starts[k0]);
-    const double part = g.starts[k0] >= r.arrival_ns || span <= 0
-                            ? 1.0
-                            : static_cast<double>(g.ends[k0] - r.arrival_ns) / span;
+    const double part =
+        g.starts[k0] >= joined || span <= 0 ? 1.0 : static_cast<double>(g.ends[k0] - joined) / span;
     SimulatedRequest& s = requests_[r.id];
     s.finished = true;
     s.ttft_s = ns_to_seconds(r.first_token_ns - r.arrival_ns);
     s.e2e_s = ns_to_seconds(r.finish_ns - r.arrival_ns);
     const auto through = [&g](std::size_t k) { return plus(g.before[k], g.features[k]); };
     s.ttft = plus(plus(through(first), g.before[k0], -1.0), g.features[k0], part - 1.0);
+    s.ttft[3] = 1.0;  // the front end's latency, once per request (the steps carry none)
     s.decode = plus(through(last), through(first), -1.0);
   }
 
@@ -98,6 +103,7 @@ class StepSensitivity final : public sim::SimObserver {
     std::vector<TimeNs> starts, ends;
     std::vector<OverheadTerms> features, before;
   };
+  TimeNs frontend_ns_ = 0;
   std::vector<Engine> engines_;
   std::vector<SimulatedRequest> requests_;
 };
@@ -107,7 +113,8 @@ std::vector<SimulatedRequest> simulate(const ReplayCase& c, const OverheadTerms&
   ResolvedScenario s = *c.scenario;
   set_overhead_terms(s.deployment.hardware->cost, terms);
   s.cost.roofline.step_overhead_s.reset();
-  StepSensitivity observer(c.run->requests.size());
+  s.sim.frontend_latency_ns = seconds_to_ns(terms[3]);
+  StepSensitivity observer(c.run->requests.size(), s.sim.frontend_latency_ns);
   (void)run::run(s, &observer);
   return observer.requests();
 }
@@ -251,13 +258,14 @@ void check_cases(std::span<const ReplayCase> cases) {
 }  // namespace
 
 cost::OverheadTerms overhead_terms(const model::CostProfile& p) {
-  return {p.step_overhead_s, p.seq_overhead_s, p.prefill_token_overhead_s};
+  return {p.step_overhead_s, p.seq_overhead_s, p.prefill_token_overhead_s, p.frontend_latency_s};
 }
 
 void set_overhead_terms(model::CostProfile& p, const cost::OverheadTerms& t) {
   p.step_overhead_s = t[0];
   p.seq_overhead_s = t[1];
   p.prefill_token_overhead_s = t[2];
+  p.frontend_latency_s = t[3];
 }
 
 OverheadCalibration calibrate_overheads(std::span<const ReplayCase> cases,
@@ -267,6 +275,7 @@ OverheadCalibration calibrate_overheads(std::span<const ReplayCase> cases,
   const ResolvedScenario& first = *cases.front().scenario;
   out.prior_s = overhead_terms(first.deployment.hardware->cost);
   if (first.cost.roofline.step_overhead_s) out.prior_s[0] = *first.cost.roofline.step_overhead_s;
+  out.prior_s[3] = ns_to_seconds(first.sim.frontend_latency_ns);  // --frontend-latency-us's
   OverheadTerms terms = out.prior_s;
   double best_rms = 0;
   for (int round = 0; round < std::max(1, options.rounds); ++round) {

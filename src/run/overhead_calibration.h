@@ -1,16 +1,18 @@
 #pragma once
 // `kvsim calibrate --from-run`: fits the framework overhead of an engine step — per step, per
 // scheduled sequence, per prompt token (model::CostProfile's step_overhead_s, seq_overhead_s,
-// prefill_token_overhead_s) — on top of the kernel cost model, so that replaying real runs
-// through the deployment gives the per-request TTFT and TPOT the real engine measured.
+// prefill_token_overhead_s) — and the front end's latency per request (frontend_latency_s) on
+// top of the kernel cost model, so that replaying real runs through the deployment gives the
+// per-request TTFT and TPOT the real engine measured.
 //
 // Mechanism (Gauss-Newton with non-negative steps, a fixed number of rounds):
 //   1. Simulate every run with the current terms θ. An observer (sim::SimObserver::on_step)
-//      records each engine step's features f = (1, scheduled sequences, prompt tokens). A
-//      request's TTFT spans the steps from the one running at its arrival (counted for the part
-//      after the arrival) to the one producing its first token; its decode time spans the steps
-//      after that to its last token. To first order, lengthening every step by f · Δθ lengthens
-//      the TTFT and decode time by the sums S_ttft · Δθ and S_decode · Δθ over those steps.
+//      records each engine step's features f = (1, scheduled sequences, prompt tokens, 0). A
+//      request's TTFT spans the front end (feature 1 for the fourth term) and the steps from the
+//      one running when it joined its engine (counted for the part after that) to the one
+//      producing its first token; its decode time spans the steps after that to its last token.
+//      To first order, lengthening every step by f · Δθ and the front end by Δθ_4 lengthens the
+//      TTFT and decode time by S_ttft · Δθ and S_decode · Δθ.
 //   2. Rows, relative to the real value: TPOT per request, S_decode / (output − 1) · θ' ≈
 //      real − sim + that · θ; TTFT per group of 8 requests of similar prompt length (a single
 //      TTFT jumps by a whole step when a step boundary passes its arrival; the group mean does
@@ -22,7 +24,8 @@
 //      back to the best instead. Stop when the terms stop moving or after `rounds` simulations;
 //      the result is the simulated θ with the smallest root mean square relative error.
 // A run identifies the per-step and per-sequence terms apart only when its batch sizes vary
-// (light load and bursts), and the per-token term when its prompt lengths do.
+// (light load and bursts), the per-token term when its prompt lengths do, and the front end's
+// latency when it has TTFTs and TPOTs (it moves TTFT alone; the step terms move both).
 // Real requests that failed, and simulated ones that did not finish, give no rows. Deterministic:
 // the same runs and deployment give the same terms.
 

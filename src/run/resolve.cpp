@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/strings.h"
+#include "common/units.h"
 #include "common/warning.h"
 #include "config/catalog.h"
 #include "config/settings.h"
@@ -355,6 +356,10 @@ ResolvedScenario resolve_scenario(const config::Scenario& s, const ResolveOption
     }
     *target = *value * 1e-6;
   }
+  // The front end's latency: the flag's, else the GPU profile's (a fitted one; 0 in datasheets).
+  r.sim.frontend_latency_ns =
+      seconds_to_ns(s.frontend_latency_us ? *s.frontend_latency_us * 1e-6
+                                          : r.deployment.hardware->cost.frontend_latency_s);
   if (r.deployment.engine == model::MemoryEngine::kV0) {
     r.cost.roofline.engine_seq_overhead_s = cost::kVllmV0SeqOverheadS;
   }

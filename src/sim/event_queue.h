@@ -18,6 +18,7 @@ enum class EventKind : std::uint8_t {
   kStepEnd,         // a replica's engine step finishes
   kSwapInDone,      // a swapped-out request's KV is back on the GPU
   kKvTransferDone,  // disaggregated: a prompt's KV has reached its decode instance
+  kFrontendDone,    // a request has passed the front end (SimOptions::frontend_latency_ns)
 };
 
 struct Event {
@@ -25,7 +26,7 @@ struct Event {
   std::uint64_t seq = 0;  // tie-breaker: push order within one run
   EventKind kind = EventKind::kArrival;
   std::uint32_t replica = 0;  // kStepEnd, kSwapInDone, kKvTransferDone (the sender)
-  std::uint32_t request = 0;  // kSwapInDone, kKvTransferDone: request slot
+  std::uint32_t request = 0;  // kSwapInDone, kKvTransferDone, kFrontendDone: request slot
 };
 
 class EventQueue {

@@ -102,6 +102,10 @@ struct SimOptions {
   // outstanding (arrived, not yet completed or rejected); the next request waits for one to end
   // and arrives then, or at its own time if later. 0 = open loop.
   std::int64_t max_concurrency = 0;
+  // The serving front end's latency per request (model::CostProfile::frontend_latency_s): a
+  // request reaches the routers and its engine's queue this much after the client sent it; its
+  // TTFT and E2E count from the send. 0 = at once.
+  TimeNs frontend_latency_ns = 0;
   // Advance runs of pure-decode steps of a replica in one go (sim/fast_forward.cpp) instead of
   // one event each. Results are identical either way (bit for bit; tests compare the two);
   // false only to test that, or to time the step-by-step loop.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <optional>
 
 #include "common/assert.h"
@@ -127,6 +128,10 @@ class Simulator final : public RequestSink {
   void mark(std::uint32_t replica);
   // Disaggregated serving: a prompt's KV has reached the decode pool; it joins a decode replica.
   void on_kv_transfer_done(const Event& e, TimeNs now);
+  // A request reaches the engines: routed by what the routers see now, queued at its engine.
+  void join(RequestPool::Slot slot, const trace::RequestSpec& spec, TimeNs now);
+  // A request has passed the front end (the first of in_frontend_): it joins.
+  void on_frontend_done(const Event& e, TimeNs now);
   // What the router sees of replicas_[first, first + loads.size()), into `loads`.
   void measure_loads(std::size_t first, std::vector<ReplicaLoad>& loads) const {
     for (std::size_t i = 0; i < loads.size(); ++i) {
@@ -170,6 +175,10 @@ class Simulator final : public RequestSink {
   std::vector<std::uint32_t> dirty_;
   std::vector<char> is_dirty_;
   TimelineRecorder timeline_;
+  // Requests sent but still in the front end (SimOptions::frontend_latency_ns), with what the
+  // routers will see of them, in send order: every one spends the same time there, so they
+  // leave in this order too.
+  std::deque<std::pair<RequestPool::Slot, trace::RequestSpec>> in_frontend_;
 
   trace::RequestSpec next_;  // the next request to arrive (when have_next_)
   bool have_next_ = false;
@@ -220,15 +229,12 @@ void Simulator::on_arrival(TimeNs now) {
   r.arrival_ns = next_.arrival_ns;
   if (opts_.enable_prefix_caching) expand_prefix_blocks(next_, opts_.block_size, r.block_ids);
   ++metrics_.arrived;
-  std::uint32_t target = 0;
-  if (num_prefill_ > 0) {
-    measure_loads(0, prefill_loads_);
-    target = prefill_router_->route(next_, prefill_loads_);
+  if (opts_.frontend_latency_ns > 0) {
+    in_frontend_.emplace_back(slot, next_);
+    events_.push(now + opts_.frontend_latency_ns, EventKind::kFrontendDone, 0, slot);
   } else {
-    target = route_to_engine(next_);
+    join(slot, next_, now);
   }
-  mark(target);
-  replicas_[target]->enqueue(slot, now);
   if (read_next()) {
     schedule_next();
   } else {
@@ -269,6 +275,25 @@ void Simulator::on_prefill_done(RequestPool::Slot slot) {
   send_free_[from] = std::max(send_free_[from], now_) + send_ns;
   metrics_.kv_transfer_bytes += bytes;
   events_.push(send_free_[from], EventKind::kKvTransferDone, r.replica, slot);
+}
+
+void Simulator::join(RequestPool::Slot slot, const trace::RequestSpec& spec, TimeNs now) {
+  std::uint32_t target = 0;
+  if (num_prefill_ > 0) {
+    measure_loads(0, prefill_loads_);
+    target = prefill_router_->route(spec, prefill_loads_);
+  } else {
+    target = route_to_engine(spec);
+  }
+  mark(target);
+  replicas_[target]->enqueue(slot, now);
+}
+
+void Simulator::on_frontend_done(const Event& e, TimeNs now) {
+  KVSIM_ASSERT(!in_frontend_.empty() && in_frontend_.front().first == e.request,
+               "the front end passes requests on in the order they were sent");
+  join(e.request, in_frontend_.front().second, now);
+  in_frontend_.pop_front();
 }
 
 void Simulator::on_kv_transfer_done(const Event& e, TimeNs now) {
@@ -428,6 +453,9 @@ void Simulator::dispatch(const Event& e, TimeNs now) {
     case EventKind::kKvTransferDone:
       on_kv_transfer_done(e, now);
       break;
+    case EventKind::kFrontendDone:
+      on_frontend_done(e, now);
+      break;
   }
 }
 
@@ -566,6 +594,12 @@ void Simulator::count_unfinished(SimResult& result, TimeNs end, bool hit_limit) 
       if (r.first_scheduled_ns < 0) metrics_.queue_trend.add(r.arrival_ns, end - r.arrival_ns);
       if (observer_) observer_->on_request_end(r);
     });
+  }
+  for (const auto& [slot, spec] : in_frontend_) {  // sent, not yet at an engine
+    ++result.requests_unfinished;
+    const Request& r = pool_[slot];
+    metrics_.queue_trend.add(r.arrival_ns, end - r.arrival_ns);
+    if (observer_) observer_->on_request_end(r);
   }
   // The request read ahead for the next arrival, due after the limit, was read from the workload
   // too: count it, so that completed + rejected + unfinished is every request read.

@@ -132,21 +132,26 @@ TEST_CASE("cost_model: seq_overhead_us and prefill_token_overhead_us round-trip,
   CHECK(absent.seq_overhead_s == 0);
   CHECK(absent.prefill_token_overhead_s == 0);
   CHECK(absent.context_token_overhead_s == 0);
+  CHECK(absent.frontend_latency_s == 0);
   // Zero terms are not written: profiles without them keep their text.
   const std::string plain = config::emit_cost_profile_yaml(absent, 2);
   CHECK(plain.find("seq_overhead_us") == std::string::npos);
   CHECK(plain.find("prefill_token_overhead_us") == std::string::npos);
   CHECK(plain.find("context_token_overhead_us") == std::string::npos);
+  CHECK(plain.find("frontend_latency_us") == std::string::npos);
   CHECK(plain.find("fitted_overheads") == std::string::npos);
 
   model::CostProfile p;
   p.provenance.kind = "calibrated";
-  p.provenance.fitted_overheads = {"step_overhead_us", "prefill_token_overhead_us"};
+  p.provenance.fitted_overheads = {"step_overhead_us", "prefill_token_overhead_us",
+                                   "frontend_latency_us"};
   p.step_overhead_s = 0.0021;
   p.seq_overhead_s = 42e-6;
   p.prefill_token_overhead_s = 2.5e-6;
   p.context_token_overhead_s = 0.1e-6;
+  p.frontend_latency_s = 8.5e-3;
   const std::string emitted = config::emit_cost_profile_yaml(p, 2);
+  CHECK(emitted.find("  frontend_latency_us: 8500\n") != std::string::npos);
   CHECK(emitted.find("  seq_overhead_us: 42\n") != std::string::npos);
   CHECK(emitted.find("  prefill_token_overhead_us: 2.5\n") != std::string::npos);
   CHECK(emitted.find("  context_token_overhead_us: 0.1\n") != std::string::npos);
@@ -155,6 +160,7 @@ TEST_CASE("cost_model: seq_overhead_us and prefill_token_overhead_us round-trip,
   CHECK(q.seq_overhead_s == Approx(42e-6));
   CHECK(q.prefill_token_overhead_s == Approx(2.5e-6));
   CHECK(q.context_token_overhead_s == Approx(0.1e-6));
+  CHECK(q.frontend_latency_s == Approx(8.5e-3));
   CHECK(q.provenance.fitted_overheads == p.provenance.fitted_overheads);
 }
 
@@ -166,6 +172,8 @@ TEST_CASE("cost_model: overhead terms out of range are located errors",
              Catch::Contains("gpu.yaml:2:30") && Catch::Contains("prefill_token_overhead_us"));
   CHECK_THAT(test::error_of([] { parse("cost_model:\n  context_token_overhead_us: -0.1\n"); }),
              Catch::Contains("gpu.yaml:2:30") && Catch::Contains("context_token_overhead_us"));
+  CHECK_THAT(test::error_of([] { parse("cost_model:\n  frontend_latency_us: -5\n"); }),
+             Catch::Contains("gpu.yaml:2:24") && Catch::Contains("frontend_latency_us"));
   CHECK_THAT(
       test::error_of([] {
         parse("cost_model:\n  provenance: {kind: calibrated, fitted_overheads: [step_us]}\n");

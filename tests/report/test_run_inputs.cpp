@@ -71,6 +71,9 @@ TEST_CASE("run inputs: the roofline cost model and the deployment label", "[repo
   CHECK(report::serving_inputs_json(r)["cost_model"] == Json{{"kind", "roofline"},
                                                              {"step_overhead_us", 2000.0},
                                                              {"context_token_overhead_us", 0.25}});
+  CHECK_FALSE(report::serving_inputs_json(r).contains("frontend_latency_us"));
+  r.sim.frontend_latency_ns = 8'500'000;  // the front end's latency, when not 0
+  CHECK(report::serving_inputs_json(r)["frontend_latency_us"] == 8500.0);
   CHECK(report::serving_inputs_json(r)["allocator"] == "contiguous-max");
   CHECK(report::deployment_label(r) == "2 × " + r.deployment.hardware->name +
                                            " per replica, 3 replicas; contiguous-max allocator, "

@@ -48,6 +48,13 @@ run::ResolvedScenario scenario(const std::string& csv) {
   return run::resolve_scenario(s);
 }
 
+// Puts `terms` in the resolved scenario: the GPU profile's step terms and the simulator's front
+// end (resolve copied the profile's latency there).
+void plant(run::ResolvedScenario& s, const cost::OverheadTerms& terms) {
+  run::set_overhead_terms(s.deployment.hardware->cost, terms);
+  s.sim.frontend_latency_ns = seconds_to_ns(terms[3]);
+}
+
 // Records every finished request's times.
 class Times final : public sim::SimObserver {
  public:
@@ -59,7 +66,7 @@ class Times final : public sim::SimObserver {
 std::string planted_run(const std::string& dir, const std::vector<Row>& rows,
                         const cost::OverheadTerms& planted) {
   run::ResolvedScenario s = scenario(test::write_temp_file(dir, "trace.csv", trace_csv(rows)));
-  run::set_overhead_terms(s.deployment.hardware->cost, planted);
+  plant(s, planted);
   Times times;
   (void)run::run(s, &times);
   REQUIRE(times.done.size() == rows.size());
@@ -102,7 +109,7 @@ run::OverheadCalibration fit_from_zero(const std::string& dir, const std::string
   for (const auto& r : real.requests)
     rows.push_back({r.arrival_s, r.prompt_tokens, r.output_tokens});
   run::ResolvedScenario s = scenario(test::write_temp_file(dir, "replay.csv", trace_csv(rows)));
-  run::set_overhead_terms(s.deployment.hardware->cost, prior);
+  plant(s, prior);
   const run::ReplayCase c{&s, &real};
   return run::calibrate_overheads(std::span<const run::ReplayCase>(&c, 1));
 }
@@ -112,20 +119,21 @@ run::OverheadCalibration fit_from_zero(const std::string& dir, const std::string
 TEST_CASE("calibrate_overheads recovers planted overheads from a run's TTFT and TPOT",
           "[run][overhead]") {
   const std::string dir = test::temp_dir();
-  const cost::OverheadTerms planted = {2e-3, 40e-6, 3e-6};
+  const cost::OverheadTerms planted = {2e-3, 40e-6, 3e-6, 8e-3};
   const std::string jsonl = planted_run(dir, varied_rows(), planted);
-  const run::OverheadCalibration fit = fit_from_zero(dir, jsonl, {0, 0, 0});
-  CHECK(fit.determined == std::array<bool, 3>{true, true, true});
+  const run::OverheadCalibration fit = fit_from_zero(dir, jsonl, {0, 0, 0, 0});
+  CHECK(fit.determined == std::array<bool, 4>{true, true, true, true});
   CHECK(fit.fitted_s[0] == Approx(planted[0]).epsilon(0.05));
   CHECK(fit.fitted_s[1] == Approx(planted[1]).epsilon(0.05));
   CHECK(fit.fitted_s[2] == Approx(planted[2]).epsilon(0.05));
+  CHECK(fit.fitted_s[3] == Approx(planted[3]).epsilon(0.05));
   CHECK(fit.before.tpot.mean_error_pct < -1);  // no overhead: too fast
   CHECK(std::abs(fit.after.tpot.mean_error_pct) < 1);
   CHECK(std::abs(fit.after.ttft.mean_error_pct) < 1);
   CHECK(fit.after.e2e.requests == 80);
 
   // Deterministic: the same inputs give the same terms.
-  const run::OverheadCalibration again = fit_from_zero(dir, jsonl, {0, 0, 0});
+  const run::OverheadCalibration again = fit_from_zero(dir, jsonl, {0, 0, 0, 0});
   CHECK(again.fitted_s == fit.fitted_s);
   CHECK(again.rms_by_round == fit.rms_by_round);
 }
@@ -133,17 +141,20 @@ TEST_CASE("calibrate_overheads recovers planted overheads from a run's TTFT and 
 TEST_CASE("calibrate_overheads: a run without prefill or batch variation leaves terms undetermined",
           "[run][overhead]") {
   // One request at a time, the same prompt, one output token: every row is one step with one
-  // sequence and 256 prompt tokens. Only the step term can be fitted; the others keep the prior.
+  // sequence and 256 prompt tokens, through the front end once. Only the step term can be
+  // fitted; the others keep the prior.
   std::vector<Row> rows;
   for (int i = 0; i < 20; ++i) rows.push_back({1.0 * i, 256, 1});
   const std::string dir = test::temp_dir();
-  const std::string jsonl = planted_run(dir, rows, {2e-3, 40e-6, 3e-6});
-  const run::OverheadCalibration fit = fit_from_zero(dir, jsonl, {0, 5e-6, 1e-6});
-  CHECK(fit.determined == std::array<bool, 3>{true, false, false});
+  const std::string jsonl = planted_run(dir, rows, {2e-3, 40e-6, 3e-6, 4e-3});
+  const run::OverheadCalibration fit = fit_from_zero(dir, jsonl, {0, 5e-6, 1e-6, 1e-3});
+  CHECK(fit.determined == std::array<bool, 4>{true, false, false, false});
   CHECK(fit.fitted_s[1] == 5e-6);
   CHECK(fit.fitted_s[2] == 1e-6);
-  // The step term absorbs the rest: 2 ms + 40 µs + 256 × 3 µs − 5 µs − 256 × 1 µs.
-  CHECK(fit.fitted_s[0] == Approx(2e-3 + 40e-6 + 256 * 3e-6 - 5e-6 - 256 * 1e-6).epsilon(0.01));
+  CHECK(fit.fitted_s[3] == 1e-3);
+  // The step term absorbs the rest: 2 ms + 40 µs + 256 × 3 µs + 4 ms − 5 µs − 256 × 1 µs − 1 ms.
+  CHECK(fit.fitted_s[0] ==
+        Approx(2e-3 + 40e-6 + 256 * 3e-6 + 4e-3 - 5e-6 - 256 * 1e-6 - 1e-3).epsilon(0.01));
 }
 
 TEST_CASE("calibrate_overheads refuses the linear cost model", "[run][overhead]") {

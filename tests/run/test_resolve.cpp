@@ -223,6 +223,25 @@ TEST_CASE("Async scheduling follows the vLLM release when not given", "[run][v1]
   CHECK_FALSE(async_of("vllm_version: 0.14.1\nserving: {scheduler: vllm}\n"));
 }
 
+TEST_CASE("The front end's latency: the setting's, else the GPU profile's", "[run][overhead]") {
+  // Datasheet profiles have none.
+  CHECK(resolve_text("model: llama-3-8b\ngpu: h100-sxm\n").sim.frontend_latency_ns == 0);
+  const auto r =
+      resolve_text("model: llama-3-8b\ngpu: h100-sxm\nserving: {frontend_latency_us: 8500}\n");
+  CHECK(r.sim.frontend_latency_ns == 8'500'000);
+  // A profile's (what calibrate --from-run writes) is used when the setting is absent.
+  const std::string dir = kvsim::test::temp_dir();
+  const std::string gpu =
+      kvsim::test::write_temp_file(dir, "gpu.yaml",
+                                   "name: fitted\nmemory_bytes: 85899345920\npeak_tflops: {bf16: "
+                                   "989}\nmemory_bandwidth_gb_s: 3350\n"
+                                   "interconnect_bandwidth_gb_s: 450\npcie_bandwidth_gb_s: 64\n"
+                                   "cost_model:\n  frontend_latency_us: 2500\n");
+  CHECK(resolve_text("model: llama-3-8b\ngpu: " + gpu + "\n").sim.frontend_latency_ns == 2'500'000);
+  CHECK(resolve_text("model: llama-3-8b\ngpu: " + gpu + "\nserving: {frontend_latency_us: 0}\n")
+            .sim.frontend_latency_ns == 0);
+}
+
 TEST_CASE("Engine host overheads given as settings replace the GPU profile's", "[run][overhead]") {
   auto r = resolve_text(
       "model: llama-3-8b\ngpu: h100-sxm\n"

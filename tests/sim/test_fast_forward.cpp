@@ -338,6 +338,8 @@ TEST_CASE("Fast forward changes nothing: random runs, fast-forwarded and step by
           opts.time_limit_ns =
               rng.uniform_int(0, 3) == 0 ? rng.uniform_int(1, 400) * kMs : 10'000 * kMs;
           if (rng.uniform_int(0, 3) == 0) opts.max_concurrency = rng.uniform_int(1, 16);
+          // A front end: requests join their engine late, each an event of its own.
+          if (rng.uniform_int(0, 3) == 0) opts.frontend_latency_ns = rng.uniform_int(1, 20) * kMs;
           if (sched == sim::SchedulerKind::kVllmV1) {
             opts.scheduler.async_scheduling = rng.uniform_int(0, 1) == 1;
           }

@@ -255,6 +255,43 @@ TEST_CASE("A closed loop sends the next request when one ends, 1 ns after", "[si
   CHECK(all.result.max_running == 4);
 }
 
+TEST_CASE("The front end's latency delays each request's join, counted in TTFT and E2E only",
+          "[sim][closed-loop]") {
+  // The test above with a 0.5 ms front end: R0, R1 sent at 0 join at 0.5 ms; prefill to 1.5,
+  // decodes to 3.5 ms. R2, R3 sent at 3.5 ms + 1 ns (the clients are free when the answers
+  // end, not when the next request reaches the engine) join at 4 ms + 1 ns, finish at 7 ms + 1.
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  sim::SimOptions opts = small_options();
+  opts.max_concurrency = 2;
+  opts.frontend_latency_ns = 500 * kUs;
+  const auto run = run_sim(
+      opts, {}, cost, {spec(0, 0, 10, 3), spec(1, 0, 10, 3), spec(2, 0, 10, 3), spec(3, 0, 10, 3)});
+  REQUIRE(run.result.metrics.completed == 4);
+  CHECK(run.result.duration_ns == 7 * kMs + 1);
+  CHECK(run.ended.at(0).first_scheduled_ns == 500 * kUs);
+  CHECK(run.ended.at(2).arrival_ns == 3500 * kUs + 1);
+  CHECK(run.ended.at(3).first_scheduled_ns == 4 * kMs + 1);
+  CHECK(run.ended.at(3).finish_ns == 7 * kMs + 1);
+  // TTFT and E2E grow by the latency; the tokens after the first keep their 1 ms.
+  CHECK(run.result.metrics.ttft.min() == 1500 * kUs);
+  CHECK(run.result.metrics.ttft.max() == 1500 * kUs);
+  CHECK(run.result.metrics.e2e.max() == 3500 * kUs);
+  CHECK(run.result.metrics.tpot.min() == kMs);
+  CHECK(run.result.metrics.tpot.max() == kMs);
+
+  // A time limit inside the front end: the requests sent are unfinished, none lost.
+  sim::SimOptions cut = small_options();
+  cut.frontend_latency_ns = 500 * kUs;
+  cut.time_limit_ns = 300 * kUs;
+  const auto early = run_sim(cut, {}, cost, {spec(0, 0, 10, 3), spec(1, 100 * kUs, 10, 3)});
+  CHECK(early.result.hit_time_limit);
+  CHECK(early.result.metrics.arrived == 2);
+  CHECK(early.result.metrics.completed == 0);
+  CHECK(early.result.requests_unfinished == 2);
+  CHECK(early.ended.size() == 2);
+}
+
 TEST_CASE("A closed loop's next request misses the step the engine starts as the last one ends",
           "[sim][closed-loop]") {
   // Two clients, 1 ms steps. R0 (2 outputs) and R1 (5 outputs) prefill at 0; R0 ends at 2 ms,
