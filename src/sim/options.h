@@ -104,7 +104,7 @@ struct SimOptions {
   std::int64_t max_concurrency = 0;
   // The serving front end's latency per request (model::CostProfile::frontend_latency_s): a
   // request reaches the routers and its engine's queue this much after the client sent it; its
-  // TTFT and E2E count from the send. 0 = at once.
+  // TTFT, E2E and queueing time count from the send. 0 = at once.
   TimeNs frontend_latency_ns = 0;
   // Advance runs of pure-decode steps of a replica in one go (sim/fast_forward.cpp) instead of
   // one event each. Results are identical either way (bit for bit; tests compare the two);

@@ -1,5 +1,6 @@
 // cli/calibrate_run.cpp: kvsim calibrate --from-run, end to end.
 #include <filesystem>
+#include <sstream>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -94,4 +95,50 @@ TEST_CASE("kvsim calibrate --from-run: bad input is one located error, nothing w
   const std::string good = write_temp_file(dir, "run.jsonl", kRun);
   const auto both = run_kvsim(args(good, {"--from", "x.csv"}));
   kvsim::test::check_one_error(both, {"--from-run"});
+}
+
+TEST_CASE("kvsim calibrate --from-run recovers a front end's latency kvsim simulate planted",
+          "[cli][calibrate][overhead]") {
+  // The "real" run: simulate with a 20 ms front end on the a100-80gb profile; its request log
+  // becomes the requests.jsonl calibrate reads. Fitted from a 0 prior, the latency comes back
+  // and the written profile carries it into the next simulation.
+  const std::string dir = temp_dir();
+  const std::string trace = write_temp_file(
+      dir, "t.csv",
+      "arrival_s,prompt_tokens,output_tokens\n0,100,20\n0.5,400,30\n1.0,50,10\n1.5,300,40\n"
+      "1.51,200,40\n1.52,600,25\n3,800,30\n3.01,120,50\n3.02,60,12\n5,1000,20\n");
+  const std::string log = dir + "/requests.csv";
+  const auto sim = run_kvsim({"simulate", "--trace", trace, "--model", "opt-13b", "--gpu",
+                              "a100-80gb", "--engine", "v0", "--frontend-latency-us", "20000",
+                              "--requests", log, "--format", "json"});
+  REQUIRE(sim.exit_code == 0);
+  CHECK(Json::parse(sim.out)["inputs"]["serving"]["frontend_latency_us"] == 20000.0);
+  // id,replica,state,reject_reason,prompt_tokens,output_tokens,arrival_s,first_scheduled_s,
+  // first_token_s,finish_s,...
+  std::istringstream rows(slurp(log));
+  std::string line, jsonl;
+  std::getline(rows, line);
+  while (std::getline(rows, line)) {
+    std::vector<std::string> f;
+    std::stringstream cells(line);
+    for (std::string c; std::getline(cells, c, ',');) f.push_back(c);
+    REQUIRE(f.size() >= 10);
+    jsonl += "{\"arrival_time_s\": " + f[6] + ", \"input_tokens\": " + f[4] +
+             ", \"output_tokens\": " + f[5] + ", \"first_token_time\": " + f[8] +
+             ", \"end_time\": " + f[9] + "}\n";
+  }
+  const std::string run = write_temp_file(dir, "run.jsonl", jsonl);
+  const std::string out = dir + "/fit.yaml";
+  const auto fit = run_kvsim(args(run, {"--out", out, "--format", "json"}));
+  REQUIRE(fit.exit_code == 0);
+  const Json doc = Json::parse(fit.out);
+  CHECK(doc["prior"]["frontend_latency_us"] == 0.0);
+  CHECK(doc["fitted"]["frontend_latency_us"].get<double>() == Approx(20000).epsilon(0.05));
+  CHECK(std::abs(doc["validation"]["ttft"]["after"]["mean_error_pct"].get<double>()) < 1.0);
+  CHECK(slurp(out).find("frontend_latency_us: ") != std::string::npos);
+  const auto again = run_kvsim({"simulate", "--trace", trace, "--model", "opt-13b", "--gpu", out,
+                                "--engine", "v0", "--format", "json"});
+  REQUIRE(again.exit_code == 0);
+  CHECK(Json::parse(again.out)["inputs"]["serving"]["frontend_latency_us"].get<double>() ==
+        Approx(20000).epsilon(0.05));
 }
