@@ -1,14 +1,14 @@
 #pragma once
 // `kvsim calibrate --from-run FILE...`: fits a GPU profile's framework overheads (per step, per
-// scheduled sequence, per prompt token, and the front end's latency per request) to real runs replayed through the deployment the
-// settings flags describe (run/overhead_calibration.h has the mechanism), writes the profile
-// with its provenance and prints the fit with the replay's errors before and after. JSON
-// (kvsim.calibration/v1):
+// scheduled sequence, per prompt token, and the front end's latency per request) to real runs
+// replayed through the deployment the settings flags describe (run/overhead_calibration.h has the
+// mechanism), writes the profile with its provenance and prints the fit with the replay's errors
+// before and after. JSON (kvsim.calibration/v1):
 //   {profile (path written, or null), inputs{runs[{path, run_format, requests, arrivals}],
 //    model, gpu, rounds, rows}, prior{<key>: us}, fitted{step_overhead_us, seq_overhead_us,
-//    prefill_token_overhead_us, frontend_latency_us}, undetermined[<key>], rms_relative_error_by_round[],
-//    validation{ttft|tpot|e2e: {before|after: {requests, mean_error_pct,
-//    median_abs_error_pct}}}}
+//    prefill_token_overhead_us, frontend_latency_us}, undetermined[<key>],
+//    rms_relative_error_by_round[], validation{ttft|tpot|e2e: {before|after: {requests,
+//    mean_error_pct, median_abs_error_pct}}}}
 // Errors in percent: mean_error_pct = (mean simulated − mean real) / mean real, signed;
 // median_abs_error_pct = the median over requests of |simulated − real| / real.
 
