@@ -5,6 +5,7 @@
 
 #include "common/strings.h"
 #include "cost/ops.h"
+#include "cost/overhead_fit.h"
 #include "model/dtype.h"
 
 namespace kvsim::config {
@@ -164,11 +165,10 @@ std::vector<std::string> parse_op_class_list(const YAML::Node& node, const MapRe
   return out;
 }
 
-// fitted_overheads: [step_overhead_us, seq_overhead_us, prefill_token_overhead_us,
-// frontend_latency_us] (a subset).
+// fitted_overheads: a subset of the fit's terms (cost::kOverheadTermKeys).
 std::vector<std::string> parse_overhead_list(const YAML::Node& node, const MapReader& prov) {
-  const std::vector<std::string> names = {"step_overhead_us", "seq_overhead_us",
-                                          "prefill_token_overhead_us", "frontend_latency_us"};
+  const std::vector<std::string> names(cost::kOverheadTermKeys.begin(),
+                                       cost::kOverheadTermKeys.end());
   if (!node.IsSequence()) throw prov.error("fitted_overheads", "expected a list of overhead keys");
   std::vector<std::string> out;
   for (const auto& item : node) {

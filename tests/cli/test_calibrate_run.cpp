@@ -1,10 +1,12 @@
 // cli/calibrate_run.cpp: kvsim calibrate --from-run, end to end.
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "common/strings.h"
 #include "test_util.h"
 
 using kvsim::test::run_kvsim;
@@ -113,19 +115,27 @@ TEST_CASE("kvsim calibrate --from-run recovers a front end's latency kvsim simul
                               "--requests", log, "--format", "json"});
   REQUIRE(sim.exit_code == 0);
   CHECK(Json::parse(sim.out)["inputs"]["serving"]["frontend_latency_us"] == 20000.0);
-  // id,replica,state,reject_reason,prompt_tokens,output_tokens,arrival_s,first_scheduled_s,
-  // first_token_s,finish_s,...
+  // The request log's columns, found by name in its header.
   std::istringstream rows(slurp(log));
-  std::string line, jsonl;
-  std::getline(rows, line);
+  std::string head, line, jsonl;
+  std::getline(rows, head);
+  const std::vector<std::string_view> header = kvsim::split(head, ',');
+  const auto column = [&header](std::string_view name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    REQUIRE(it != header.end());
+    return static_cast<std::size_t>(it - header.begin());
+  };
+  const std::size_t arrival = column("arrival_s"), prompt = column("prompt_tokens"),
+                    output = column("output_tokens"), first = column("first_token_s"),
+                    finish = column("finish_s");
   while (std::getline(rows, line)) {
-    std::vector<std::string> f;
-    std::stringstream cells(line);
-    for (std::string c; std::getline(cells, c, ',');) f.push_back(c);
-    REQUIRE(f.size() >= 10);
-    jsonl += "{\"arrival_time_s\": " + f[6] + ", \"input_tokens\": " + f[4] +
-             ", \"output_tokens\": " + f[5] + ", \"first_token_time\": " + f[8] +
-             ", \"end_time\": " + f[9] + "}\n";
+    const std::vector<std::string_view> f = kvsim::split(line, ',');
+    REQUIRE(f.size() == header.size());
+    jsonl += "{\"arrival_time_s\": " + std::string(f[arrival]) +
+             ", \"input_tokens\": " + std::string(f[prompt]) +
+             ", \"output_tokens\": " + std::string(f[output]) +
+             ", \"first_token_time\": " + std::string(f[first]) +
+             ", \"end_time\": " + std::string(f[finish]) + "}\n";
   }
   const std::string run = write_temp_file(dir, "run.jsonl", jsonl);
   const std::string out = dir + "/fit.yaml";

@@ -27,6 +27,11 @@ FixedCostModel cost_1ms_10us_100us() {
   return c;
 }
 
+// Four requests of 10 prompt / 3 output tokens, all due at 0.
+std::vector<trace::RequestSpec> four_at_zero() {
+  return {spec(0, 0, 10, 3), spec(1, 0, 10, 3), spec(2, 0, 10, 3), spec(3, 0, 10, 3)};
+}
+
 }  // namespace
 
 TEST_CASE("Two requests on one replica: exact TTFT, TPOT, ITL, E2E and queueing", "[sim]") {
@@ -233,8 +238,7 @@ TEST_CASE("A closed loop sends the next request when one ends, 1 ns after", "[si
   cost.per_step_ns = kMs;
   sim::SimOptions opts = small_options();
   opts.max_concurrency = 2;
-  const auto run = run_sim(
-      opts, {}, cost, {spec(0, 0, 10, 3), spec(1, 0, 10, 3), spec(2, 0, 10, 3), spec(3, 0, 10, 3)});
+  const auto run = run_sim(opts, {}, cost, four_at_zero());
   REQUIRE(run.result.metrics.completed == 4);
   CHECK(run.result.duration_ns == 6 * kMs + 1);
   CHECK(run.ended.at(1).arrival_ns == 0);
@@ -249,8 +253,7 @@ TEST_CASE("A closed loop sends the next request when one ends, 1 ns after", "[si
 
   // Open loop, same requests: all four run at once.
   sim::SimOptions open = small_options();
-  const auto all = run_sim(
-      open, {}, cost, {spec(0, 0, 10, 3), spec(1, 0, 10, 3), spec(2, 0, 10, 3), spec(3, 0, 10, 3)});
+  const auto all = run_sim(open, {}, cost, four_at_zero());
   CHECK(all.result.duration_ns == 3 * kMs);
   CHECK(all.result.max_running == 4);
 }
@@ -265,8 +268,7 @@ TEST_CASE("The front end's latency delays each request's join, counted in TTFT a
   sim::SimOptions opts = small_options();
   opts.max_concurrency = 2;
   opts.frontend_latency_ns = 500 * kUs;
-  const auto run = run_sim(
-      opts, {}, cost, {spec(0, 0, 10, 3), spec(1, 0, 10, 3), spec(2, 0, 10, 3), spec(3, 0, 10, 3)});
+  const auto run = run_sim(opts, {}, cost, four_at_zero());
   REQUIRE(run.result.metrics.completed == 4);
   CHECK(run.result.duration_ns == 7 * kMs + 1);
   CHECK(run.ended.at(0).first_scheduled_ns == 500 * kUs);
