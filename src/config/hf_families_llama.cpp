@@ -223,9 +223,9 @@ void family_gpt_oss(const JsonReader& r, Import& im) {
     const JsonReader q = r.get_object("quantization_config");
     const std::string method = q.get_string("quant_method");
     if (method == "mxfp4") {
-      // MXFP4: 4-bit elements with one 8-bit (E8M0) scale per 32, for the routed experts.
+      // MXFP4: FP4 (E2M1) elements with one 8-bit (E8M0) scale per 32, for the routed experts.
       m.moe.has_expert_dtype = true;
-      m.moe.expert_dtype = model::Dtype::kInt4;
+      m.moe.expert_dtype = model::Dtype::kFp4;
       m.moe.expert_scale_group_size = 32;
     } else {
       throw q.error("quant_method", "expected mxfp4, got '" + method + "'");

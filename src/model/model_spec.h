@@ -62,7 +62,7 @@ struct MoeSpec {
   // Routed-expert weights stored in another type than ModelSpec::weight_dtype (gpt-oss: MXFP4),
   // with one 8-bit scale per `expert_scale_group_size` elements (0 = no scales).
   bool has_expert_dtype = false;
-  Dtype expert_dtype = Dtype::kInt4;
+  Dtype expert_dtype = Dtype::kFp4;
   std::int64_t expert_scale_group_size = 0;
   // How the deployment spreads the routed experts (set by model::shard_experts; a checkpoint's
   // config leaves the defaults): over `shard_ranks` GPUs (0 = the tensor-parallel group), as

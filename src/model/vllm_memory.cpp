@@ -142,7 +142,7 @@ VllmKvCacheLayout vllm_kv_cache_layout(const ModelSpec& model, const KvFormat& f
 
 ExpertPadding vllm_expert_padding(const ModelSpec& model, const HardwareSpec& hardware) {
   const MoeSpec& e = model.moe;
-  const bool mxfp4 = e.enabled() && e.has_expert_dtype && e.expert_dtype == Dtype::kInt4 &&
+  const bool mxfp4 = e.enabled() && e.has_expert_dtype && e.expert_dtype == Dtype::kFp4 &&
                      e.expert_scale_group_size == 32;
   if (!mxfp4) return {};
   if (hardware.vendor == "amd") return {.hidden_align = 1, .intermediate_align = 128};

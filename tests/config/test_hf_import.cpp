@@ -113,6 +113,8 @@ TEST_CASE("HF import: windows, MoE, MLA and hybrid layers per family", "[config]
   CHECK(oss.num_layers_of(LayerKind::kSlidingWindow) == 18);
   CHECK(oss.attention.sliding_window == 128);
   CHECK(oss.moe.has_expert_dtype);
+  CHECK(oss.moe.expert_dtype == model::Dtype::kFp4);  // MXFP4: E2M1 elements
+  CHECK(oss.moe.expert_scale_group_size == 32);
   CHECK(kv_bytes_for_sequence(oss, bf16(), 1000) == 18ULL * 2048 * 1000 + 18ULL * 2048 * 128);
   CHECK(std::fabs(static_cast<double>(parameter_counts(oss).total()) - 116.83e9) < 0.01e9);
   // ~61 GiB of MXFP4 checkpoint, far below the 234 GB of bf16.

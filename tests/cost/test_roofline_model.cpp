@@ -266,6 +266,54 @@ TEST_CASE("A fitted fused-MoE class prices the routed experts as one kernel", "[
         cost::RooflineCostModel(test::llama3_70b(), test::h100_sxm(), {}).step_time(mixed_step()));
 }
 
+// MXFP4 experts (gpt-oss) hold FP4 elements: a profile's moe.fp4 entry prices them, fitted to
+// the 4-bit fused-MoE kernels, not the 16-bit moe entry (nor the 8-bit one while a 4-bit exists).
+TEST_CASE("MXFP4 routed experts are priced by the fused-MoE fp4 entry", "[cost]") {
+  model::ModelSpec m = test::deepseek_v2_lite();
+  m.moe.has_expert_dtype = true;
+  m.moe.expert_dtype = model::Dtype::kFp4;
+  m.moe.expert_scale_group_size = 32;
+  model::HardwareSpec hw = test::h100_sxm();
+  const auto entry = [](double eff, double launch_s) {
+    model::OpClassProfile p;
+    p.compute.value = eff;
+    p.memory.value = eff;
+    p.launch_latency_s = launch_s;
+    return p;
+  };
+  hw.cost.op_classes["moe"] = entry(0.8, 10e-6);
+  hw.cost.op_classes["moe.fp8"] = entry(0.6, 20e-6);
+  hw.cost.op_classes["moe.fp4"] = entry(0.3, 40e-6);
+  const auto moe_time = [&](const model::HardwareSpec& h) {
+    return by_name(decode(cost::RooflineCostModel(m, h, {}), 64, 100)).at("moe");
+  };
+  model::HardwareSpec no_fp4 = hw;
+  no_fp4.cost.op_classes.erase("moe.fp4");
+  const auto fp4 = moe_time(hw);
+  const auto fp8 = moe_time(no_fp4);  // without a 4-bit entry, the 8-bit one
+  CHECK(fp4.bytes == Approx(fp8.bytes));
+  CHECK(fp4.flops == Approx(fp8.flops));
+  // The routed experts of one layer at 64 tokens, 4.25-bit weights; H100 has no fp4 peak, so
+  // the roof is its fp8 one (model::HardwareSpec::peak_flops_for). The router and the shared
+  // experts are GEMMs either way: the difference is 26 layers' routed-expert kernel.
+  cost::MoeGeometry g;
+  g.experts = g.local_experts = 64;
+  g.top_k = 6;
+  g.hidden = 2048;
+  g.width = 1408;
+  g.w = 0.5 + 1.0 / 32;
+  const cost::MoeWork w = cost::moe_work(g, 64.0);
+  const cost::Work both{w.up.flops + w.down.flops, w.up.bytes + w.down.bytes};
+  const cost::Roof r = cost::roof_for(hw, cost::OpClass::kMoe, model::Dtype::kFp4, 1);
+  CHECK(r.peak_flops == *hw.peak_flops_for(model::Dtype::kFp8));
+  const auto kernel = [&](const char* key) {
+    return cost::roofline_time(hw.cost.op_classes.at(key), r.peak_flops, r.bandwidth, 0, both)
+        .time_s;
+  };
+  CHECK(fp4.time_s - fp8.time_s == Approx(26.0 * (kernel("moe.fp4") - kernel("moe.fp8"))));
+  CHECK(kernel("moe.fp4") > 1.9 * kernel("moe.fp8"));  // the entries differ enough to tell
+}
+
 TEST_CASE("Step time: deterministic, monotone, and equal to the breakdown sum", "[cost]") {
   const auto model = llama70_tp4();
   TimeNs prev = 0;

@@ -130,7 +130,7 @@ TEST_CASE("Hybrid blocks: Mamba mixers, attention-only and MLP-only blocks", "[c
 TEST_CASE("Routed experts in their own dtype are read at that width plus scales", "[cost]") {
   auto m = test::deepseek_v2_lite();
   m.moe.has_expert_dtype = true;
-  m.moe.expert_dtype = model::Dtype::kInt4;
+  m.moe.expert_dtype = model::Dtype::kFp4;
   m.moe.expert_scale_group_size = 32;
   const cost::RooflineCostModel quantized(m, test::h100_sxm(), {});
   const cost::RooflineCostModel plain(test::deepseek_v2_lite(), test::h100_sxm(), {});

@@ -215,7 +215,7 @@ TEST_CASE("vLLM's MXFP4 MoE kernels pad each rank's experts by GPU generation",
   m.moe.experts_per_token = 4;
   m.moe.expert_intermediate_size = 2880;
   m.moe.has_expert_dtype = true;
-  m.moe.expert_dtype = Dtype::kInt4;
+  m.moe.expert_dtype = Dtype::kFp4;
   m.moe.expert_scale_group_size = 32;
 
   HardwareSpec a100 = gpu("a100-80gb", 80 * kGiB);

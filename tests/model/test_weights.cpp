@@ -79,7 +79,7 @@ TEST_CASE("expert weights in a 4-bit type with 8-bit group scales", "[model][wei
   m.moe.expert_intermediate_size = 64;
   const Bytes bf16 = weights_bytes(m);
   m.moe.has_expert_dtype = true;
-  m.moe.expert_dtype = Dtype::kInt4;
+  m.moe.expert_dtype = Dtype::kFp4;
   m.moe.expert_scale_group_size = 32;
   const std::uint64_t expert_elems = 4ULL * 3 * 4096 * 64;  // per layer
   // Per layer: 2 B per element becomes 0.5 B + 1 B per 32 elements.
