@@ -37,6 +37,7 @@ struct CalibrateFlags {
   bool no_fp8 = false;
   std::string measurements_out;
   bool no_tables = false;
+  std::vector<std::string> tables_for;  // op classes to table (empty: every class)
   int max_knots = 6;
   std::vector<std::string> dtypes;  // fit only rows of these dtypes (empty: all)
   bool share_memory_curve = false;
@@ -217,6 +218,16 @@ void fit(const CalibrateFlags& f, const std::vector<cost::Measurement>& rows, bo
   cost::FitOptions fo;
   fo.max_knots = f.max_knots;
   fo.keep_tables = !f.no_tables;
+  fo.table_classes = f.tables_for;
+  for (const std::string& c : f.tables_for) {
+    if (!cost::parse_op_class(c)) {
+      throw flag_error(
+          "--tables-for",
+          "expected op classes (" + join(cost::op_class_names(), ", ") + "), got '" + c + "'");
+    }
+  }
+  if (f.no_tables && !f.tables_for.empty())
+    throw flag_error("--tables-for", "expected no --no-tables with it (it keeps tables)");
   fo.share_memory_curve = f.share_memory_curve;
   model::HardwareSpec base = hw;
   auto& prov = base.cost.provenance;
@@ -356,6 +367,10 @@ void register_calibrate(CLI::App& app) {
                 "Write the measurements as kvsim CSV (--device default: <out>.measurements.csv)")
       ->each([](const std::string& path) { check_output_path(path, "--measurements-out"); });
   c->add_flag("--no-tables", f->no_tables, "Keep no exact-shape tables, only the fitted curves");
+  c->add_option("--tables-for", f->tables_for,
+                "Keep exact-shape tables only for these op classes, e.g. moe (default: every "
+                "class); the others keep only their fitted curves")
+      ->delimiter(',');
   c->add_option("--max-knots", f->max_knots, "Knots per efficiency curve (default 6)");
   c->add_option("--holdout", f->holdout,
                 "Hold this fraction of the rows out of the fit and score the profile on them; "

@@ -129,6 +129,10 @@ std::unique_ptr<cost::RooflineCostModel> roofline_model(const CostFlags& f,
                           (q.quant_dequantizes ? " (weights dequantized)" : "") +
                           " in quantized GEMMs, " + in.activation_dtype + " elsewhere";
   }
+  if (model::has_mxfp4_experts(d.model)) {
+    in.activation_dtype += std::string(", MXFP4 experts multiplied in ") +
+                           (d.model.moe.mxfp4_activation_bits == 8 ? "mxfp8" : "bf16");
+  }
   in.kv_dtype = std::string(model::dtype_name(roofline->dtypes().kv));
   in.profile_kind = hw.cost.provenance.kind;
   in.profile_device = hw.cost.provenance.device;

@@ -12,6 +12,7 @@
 //   kv_cache_dtype: auto               # auto|fp32|fp16|bf16|fp8|int8|int4|fp4
 //   kv_scale_group_size: 0
 //   quantization: auto                 # auto|none|fp8|int8|awq|gptq|mxfp4|nvfp4 (weights)
+//   mxfp4_moe_activation: bf16         # bf16|mxfp8: MXFP4 experts' fused-MoE kernel (Blackwell)
 //   activation_reserve_gib: 1.5        # absent: estimated from the model (kvsim kv shows it)
 //   runtime_overhead_gib: 2            # CUDA context, workspaces, NCCL, CUDA graphs
 //   engine: v1                         # v1: vLLM V1 (memory profile, scheduler, defaults);
@@ -81,13 +82,14 @@ struct ScenarioDeployment {
   std::string kv_cache_dtype = "auto";
   std::int64_t kv_scale_group_size = 0;
   std::string quantization = "auto";  // auto = the model's; else a canonical QuantMethod name
-  std::optional<double> activation_reserve_gib;       // nullopt: the model-based estimate
-  double runtime_overhead_gib = 2.0;                  // model::kDefaultRuntimeOverheadBytes
-  bool runtime_overhead_given = false;                // runtime_overhead_gib was set (V1: replaces
-                                                      // the non-torch estimate)
-  std::string engine = "v1";                          // v1|v0: memory accounting (--engine)
-  std::string vllm_version;                           // empty: model::kDefaultVllmRelease (v1)
-  std::optional<std::int64_t> kv_cache_memory_bytes;  // vLLM's KV-cache bytes override (v1)
+  std::string mxfp4_moe_activation = "bf16";     // bf16|mxfp8: MXFP4 experts' kernel activations
+  std::optional<double> activation_reserve_gib;  // nullopt: the model-based estimate
+  double runtime_overhead_gib = 2.0;             // model::kDefaultRuntimeOverheadBytes
+  bool runtime_overhead_given = false;           // runtime_overhead_gib was set (V1: replaces
+                                                 // the non-torch estimate)
+  std::string engine = "v1";                     // v1|v0: memory accounting (--engine)
+  std::string vllm_version;                      // empty: model::kDefaultVllmRelease (v1)
+  std::optional<std::int64_t> kv_cache_memory_bytes;    // vLLM's KV-cache bytes override (v1)
   std::optional<std::int64_t> num_gpu_blocks_override;  // vLLM's blocks override (v1)
   // Disaggregated serving: the prefill instances' tensor-parallel size (0: tensor_parallel_size)
   // and the link their KV crosses to the decode instances (nullopt: the GPU's).

@@ -39,6 +39,10 @@ bool quantization_alias(std::string_view name) {
   return model::parse_quant_method(name).has_value();
 }
 
+std::vector<std::string> mxfp4_moe_activation_names() {
+  return {"bf16", "mxfp8"};
+}
+
 std::vector<std::string> engine_names() {
   return {"v1", "v0"};
 }
@@ -206,6 +210,18 @@ const Setting kSettings[] = {
            s.deployment.quantization =
                method ? std::string(model::quant_method_name(*method)) : std::string("auto");
          }},
+    {.path = "mxfp4_moe_activation",
+     .flag = "--mxfp4-moe-activation",
+     .help = "Activations of the fused-MoE kernel over MXFP4 experts (gpt-oss, --quantization "
+             "mxfp4): {choices} (bf16 = vLLM's default; mxfp8 = FlashInfer's MXFP4 x MXFP8 "
+             "kernel on Blackwell, VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1)",
+     .type = SettingType::kChoice,
+     .default_text = "bf16",
+     .scope = SettingScope::kDeployment,
+     .grid_axis = true,
+     .choices = mxfp4_moe_activation_names,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.deployment.mxfp4_moe_activation = v.text; }},
     {.path = "activation_reserve_gib",
      .flag = "--activation-reserve-gib",
      .help = "GPU memory kept for forward-pass activations, GiB per GPU (default: estimated from "

@@ -38,15 +38,24 @@ std::optional<Table> table_of(const CsvFile& f) {
   return std::nullopt;
 }
 
-// A fused-MoE row's weight type: w4a16_mxfp4 (MXFP4 experts, 16-bit activations) and nvfp4
-// (W4A4) are fp4, int4_wo (weight-only int4) int4. fp8_block (block scales) and w4a8_mxfp4_mxfp8
-// have no kvsim dtype of their own: skipped.
+// A fused-MoE row's weight type: w4a16_mxfp4 (MXFP4 experts, 16-bit activations),
+// w4a8_mxfp4_mxfp8 (MXFP4 x MXFP8) and nvfp4 (W4A4) are fp4, int4_wo (weight-only int4) int4.
+// fp8_block (block scales) has no kvsim dtype of its own: skipped.
 std::optional<model::Dtype> moe_dtype_of(const std::string& name) {
   if (name == "bfloat16" || name == "float16") return model::Dtype::kBf16;
   if (name == "fp8") return model::Dtype::kFp8;
-  if (name == "w4a16_mxfp4" || name == "nvfp4") return model::Dtype::kFp4;
+  if (name == "w4a16_mxfp4" || name == "w4a8_mxfp4_mxfp8" || name == "nvfp4")
+    return model::Dtype::kFp4;
   if (name == "int4_wo") return model::Dtype::kInt4;
   return std::nullopt;
+}
+
+// Its activations where wider than its weights (KernelShape::activation_bits): the weight-only
+// kernels multiply in 16 bits, MXFP4 x MXFP8 in 8.
+int moe_activation_bits(const std::string& name) {
+  if (name == "w4a16_mxfp4" || name == "int4_wo") return 16;
+  if (name == "w4a8_mxfp4_mxfp8") return 8;
+  return 0;
 }
 
 std::optional<model::Dtype> dtype_of(const std::string& name) {
@@ -207,7 +216,16 @@ std::optional<std::string> moe_shape(const CsvRow& row, const std::string& dtype
     return "expert-parallel rows";
   const auto dtype = moe_dtype_of(dtype_name);
   if (!dtype) return dtype_name + " rows (no kvsim dtype)";
+  // kvsim's MXFP4 experts are an HF config's quant_method mxfp4 (gpt-oss), which vLLM runs with
+  // its gpt-oss MXFP4 method (FlashInfer's MXFP4 x BF16 kernel on B200, OpenAI's Triton kernel on
+  // H200, Marlin on L40S). The tables' other MXFP4 rows are a compressed-tensors checkpoint's,
+  // run through Marlin: another format's kernel, left out (fitted together with gpt-oss's, B200's
+  // entry priced gpt-oss's own layer 22-89% slow at 1-256 tokens).
+  const std::string source = optional_cell(row, "kernel_source");
+  if (dtype_name == "w4a16_mxfp4" && !source.empty() && !source.starts_with("vllm_gptossmxfp4moe"))
+    return "w4a16_mxfp4 rows of compressed-tensors' MXFP4 method";
   s.dtype = *dtype;
+  s.activation_bits = moe_activation_bits(dtype_name);
   s.op = OpClass::kMoe;
   const std::int64_t tp = row.has_column("moe_tp_size") ? row.integer("moe_tp_size", false, 1) : 1;
   const std::int64_t inter = row.integer("inter_size", true, 1);

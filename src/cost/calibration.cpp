@@ -1,6 +1,7 @@
 #include "cost/calibration.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -169,17 +170,18 @@ double median_of(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// The rows of op class `op` whose dtype has the profile entry `key` (op_class_dtype_key: nullopt
-// for 16-bit rows), each with the roofs of its dtype and GPU count.
+// The rows of op class `op` that belong to the profile entry `key` (entry_key: nullopt for
+// 16-bit rows), each with the roofs of its entry (roof_dtype) and GPU count.
 std::vector<FitRow> class_rows(const std::vector<Measurement>& rows,
                                const model::HardwareSpec& hardware, OpClass op,
                                const std::optional<std::string>& key) {
   std::vector<FitRow> fr;
   for (const auto& m : rows) {
-    if (m.shape.op != op || op_class_dtype_key(op, m.shape.dtype) != key) continue;
+    if (m.shape.op != op || entry_key(m.shape) != key) continue;
     Roof roof;
     try {
-      roof = roof_for(hardware, op, m.shape.dtype, m.shape.num_gpus);
+      roof = roof_for(hardware, op, roof_dtype(m.shape.dtype, m.shape.activation_bits),
+                      m.shape.num_gpus);
     } catch (const Error& e) {
       throw Error(ErrorLocation{m.file, m.line, 0, std::string(op_class_name(op))}, e.what());
     }
@@ -247,6 +249,11 @@ void add_tables(const std::vector<Measurement>& rows, const FitOptions& options,
     const auto c = table_coordinates(m.shape);
     if (!c || !(c->x1 > 0) || c->x2 < 0) continue;
     const std::string op(op_class_name(m.shape.op));
+    if (!options.table_classes.empty() &&
+        std::find(options.table_classes.begin(), options.table_classes.end(), op) ==
+            options.table_classes.end()) {
+      continue;
+    }
     const std::string dtype(model::dtype_name(m.shape.dtype));
     auto& fam = families[table_key(op, dtype, c->shape)];
     if (fam.first.op.empty()) {
@@ -303,9 +310,10 @@ FitResult fit_profile(const std::vector<Measurement>& rows, const model::Hardwar
   for (int ci = 0; ci < kNumOpClasses; ++ci) {
     const auto op = static_cast<OpClass>(ci);
     // One fit per profile entry: 16-bit rows fit "<class>", each other dtype "<class>.<dtype>".
+    // Kernels with wider activations than weights fit "<class>.<dtype>.a<bits>".
     std::map<std::optional<std::string>, model::Dtype> entries;
     for (const auto& m : rows) {
-      if (m.shape.op == op) entries.emplace(op_class_dtype_key(op, m.shape.dtype), m.shape.dtype);
+      if (m.shape.op == op) entries.emplace(entry_key(m.shape), m.shape.dtype);
     }
     for (const auto& [key, dtype] : entries) {
       std::vector<FitRow> fr = class_rows(rows, hardware, op, key);
@@ -335,21 +343,26 @@ FitResult fit_profile(const std::vector<Measurement>& rows, const model::Hardwar
   return result;
 }
 
+constexpr std::array<int, 3> kActivationBits = {0, 8, 16};
+
 struct Predictor::Impl {
   const model::HardwareSpec& hardware;
   TableIndex tables;
-  // By op class, then dtype (the profile's per-dtype entries, cost/ops.h).
-  std::array<std::array<model::OpClassProfile, model::kNumDtypes>, kNumOpClasses> classes;
+  // By activation width (0, 8, 16 bits: kActivationBits), op class, then dtype (the profile's
+  // per-dtype entries, cost/ops.h).
+  std::array<std::array<std::array<ResolvedEntry, model::kNumDtypes>, kNumOpClasses>, 3> classes;
 };
 
 Predictor::Predictor(const model::HardwareSpec& hardware, bool use_tables) {
   auto impl = std::make_unique<Impl>(Impl{hardware, {}, {}});
   if (use_tables) impl->tables = TableIndex(hardware.cost.tables);
-  for (int i = 0; i < kNumOpClasses; ++i) {
-    const auto op = static_cast<OpClass>(i);
-    for (int d = 0; d < model::kNumDtypes; ++d) {
-      impl->classes[static_cast<std::size_t>(i)][static_cast<std::size_t>(d)] =
-          op_class_profile(hardware.cost, op, static_cast<model::Dtype>(d));
+  for (std::size_t w = 0; w < kActivationBits.size(); ++w) {
+    for (int i = 0; i < kNumOpClasses; ++i) {
+      for (int d = 0; d < model::kNumDtypes; ++d) {
+        impl->classes[w][static_cast<std::size_t>(i)][static_cast<std::size_t>(d)] =
+            resolve_entry(hardware.cost, static_cast<OpClass>(i), static_cast<model::Dtype>(d),
+                          kActivationBits[w]);
+      }
     }
   }
   impl_ = std::move(impl);
@@ -372,10 +385,17 @@ double Predictor::predict(const KernelShape& shape, bool* from_table) const {
       }
     }
   }
-  const Roof roof = roof_for(impl_->hardware, shape.op, shape.dtype, shape.num_gpus);
-  const auto& profile =
-      impl_->classes[static_cast<std::size_t>(shape.op)][static_cast<std::size_t>(shape.dtype)];
-  return roofline_time(profile, roof.peak_flops, roof.bandwidth, roof.extra_latency_s,
+  const std::size_t w = static_cast<std::size_t>(
+      std::find(kActivationBits.begin(), kActivationBits.end(), shape.activation_bits) -
+      kActivationBits.begin());
+  if (w == kActivationBits.size()) {
+    throw Error("expected activation_bits 0, 8 or 16, got " +
+                std::to_string(shape.activation_bits));
+  }
+  const ResolvedEntry& entry =
+      impl_->classes[w][static_cast<std::size_t>(shape.op)][static_cast<std::size_t>(shape.dtype)];
+  const Roof roof = roof_for(impl_->hardware, shape.op, entry.roof_dtype, shape.num_gpus);
+  return roofline_time(entry.profile, roof.peak_flops, roof.bandwidth, roof.extra_latency_s,
                        kernel_work(shape))
       .time_s;
 }
@@ -414,8 +434,7 @@ std::map<std::string, ValidationStats> validate_profile(const model::HardwareSpe
                   e.what());
     }
     // Per profile entry: an fp8 GEMM's error under "gemm.fp8", not mixed into "gemm".
-    const std::string op = op_class_dtype_key(m.shape.op, m.shape.dtype)
-                               .value_or(std::string(op_class_name(m.shape.op)));
+    const std::string op = entry_key(m.shape).value_or(std::string(op_class_name(m.shape.op)));
     errors[op].push_back(100.0 * std::abs(pred - m.time_s) / m.time_s);
     if (table) out[op].table_rows += 1;
   }

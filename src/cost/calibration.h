@@ -25,8 +25,10 @@
 namespace kvsim::cost {
 
 struct FitOptions {
-  int max_knots = 6;         // knots per efficiency curve (1 = a constant)
-  bool keep_tables = true;   // false: no measured tables, the fitted roofline only
+  int max_knots = 6;        // knots per efficiency curve (1 = a constant)
+  bool keep_tables = true;  // false: no measured tables, the fitted roofline only
+  // With keep_tables, the op classes whose rows are tabled ("moe"); empty: every class.
+  std::vector<std::string> table_classes;
   int min_table_points = 2;  // shape families with fewer distinct points are not tabled
   // Per-dtype entries ("gemm.fp8") keep their fitted compute curve but take the 16-bit entry's
   // memory curve and launch latency when the same rows fitted one: a kernel streams its bytes

@@ -15,19 +15,27 @@ namespace {
 const std::vector<std::string> kKvsimColumns = {
     "op",     "dtype",   "m",        "n",        "k",     "batch",    "q_len",
     "kv_len", "q_heads", "kv_heads", "head_dim", "bytes", "num_gpus", "time_us"};
-// With fused-MoE rows: the experts and top_k columns after time_us.
+// With fused-MoE rows: the experts and top_k columns after time_us, then optionally
+// activation_bits (KernelShape::activation_bits; empty = 0).
 const std::vector<std::string> kKvsimMoeColumns = [] {
   std::vector<std::string> c = kKvsimColumns;
   c.insert(c.end(), {"experts", "top_k"});
   return c;
 }();
+const std::vector<std::string> kKvsimMoeActivationColumns = [] {
+  std::vector<std::string> c = kKvsimMoeColumns;
+  c.push_back("activation_bits");
+  return c;
+}();
 
 std::vector<Measurement> parse_kvsim(const CsvFile& f) {
-  if (f.header != kKvsimColumns && f.header != kKvsimMoeColumns) {
-    throw Error(ErrorLocation{f.path, 1, 0, ""}, "expected the header " + join(kKvsimColumns, ",") +
-                                                     " (and ,experts,top_k for moe rows)");
+  const bool activation_column = f.header == kKvsimMoeActivationColumns;
+  if (f.header != kKvsimColumns && f.header != kKvsimMoeColumns && !activation_column) {
+    throw Error(ErrorLocation{f.path, 1, 0, ""},
+                "expected the header " + join(kKvsimColumns, ",") +
+                    " (and ,experts,top_k[,activation_bits] for moe rows)");
   }
-  const bool moe_columns = f.header == kKvsimMoeColumns;
+  const bool moe_columns = f.header == kKvsimMoeColumns || activation_column;
   std::vector<Measurement> out;
   for (const auto& r : f.rows) {
     const CsvRow row(f, r);
@@ -77,6 +85,16 @@ std::vector<Measurement> parse_kvsim(const CsvFile& f) {
         throw Error(row.where("top_k"), "expected at most experts (" + std::to_string(s.experts) +
                                             "), got " + std::to_string(s.top_k));
       }
+    }
+    if (activation_column) {
+      const std::int64_t bits = row.integer("activation_bits", false, 0);
+      if (bits != 0 && (bits > 16 || !activation_key(s.op, s.dtype, static_cast<int>(bits)))) {
+        throw Error(row.where("activation_bits"),
+                    "expected empty, or 8 or 16 wider than the " +
+                        std::string(model::dtype_name(s.dtype)) + " weights of a " +
+                        std::string(op_class_name(s.op)) + " row, got " + std::to_string(bits));
+      }
+      s.activation_bits = static_cast<int>(bits);
     }
     m.time_s = row.positive("time_us") * 1e-6;
     out.push_back(std::move(m));
@@ -243,7 +261,7 @@ std::vector<Measurement> load_measurements(const std::string& path, MeasurementF
 std::string measurements_csv(const std::vector<Measurement>& rows) {
   const bool moe = std::any_of(rows.begin(), rows.end(),
                                [](const Measurement& m) { return m.shape.op == OpClass::kMoe; });
-  std::string out = join(moe ? kKvsimMoeColumns : kKvsimColumns, ",") + "\n";
+  std::string out = join(moe ? kKvsimMoeActivationColumns : kKvsimColumns, ",") + "\n";
   auto cell = [](std::int64_t v) { return v > 0 ? std::to_string(v) : std::string(); };
   for (const auto& m : rows) {
     const KernelShape& s = m.shape;
@@ -257,7 +275,9 @@ std::string measurements_csv(const std::vector<Measurement>& rows) {
            cell(s.q_len) + "," + (attn ? std::to_string(s.kv_len) : std::string()) + "," +
            cell(s.q_heads) + "," + cell(s.kv_heads) + "," + cell(s.head_dim) + "," + bytes + "," +
            cell(s.num_gpus) + "," + time +
-           (moe ? "," + cell(s.experts) + "," + cell(s.top_k) : std::string()) + "\n";
+           (moe ? "," + cell(s.experts) + "," + cell(s.top_k) + "," + cell(s.activation_bits)
+                : std::string()) +
+           "\n";
   }
   return out;
 }

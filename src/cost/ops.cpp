@@ -49,8 +49,9 @@ bool is_attention(OpClass op) {
 MoeWork moe_work(const MoeGeometry& g, double tokens) {
   MoeWork r;
   r.assignments = tokens * g.top_k * g.assignment_share;
-  r.touched_experts = g.top_k >= g.experts
-                          ? g.local_experts
+  r.touched_experts = g.top_k >= g.experts ? g.local_experts
+                      : g.balanced
+                          ? std::min(g.local_experts, r.assignments)
                           : g.local_experts * (1.0 - std::pow(1.0 - g.top_k / g.experts, tokens));
   const double up_w = g.gate_factor * g.hidden * g.width;
   const double down_w = g.hidden * g.width;
@@ -141,7 +142,8 @@ Work kernel_work(const KernelShape& s) {
       g.hidden = static_cast<double>(s.k);
       g.width = static_cast<double>(s.n);
       g.w = b;
-      g.a = s.dtype == model::Dtype::kFp8 ? 1.0 : 2.0;
+      g.a = s.dtype == model::Dtype::kFp8 || s.activation_bits == 8 ? 1.0 : 2.0;
+      g.balanced = true;
       const MoeWork w = moe_work(g, static_cast<double>(s.m));
       return {w.up.flops + w.down.flops, w.up.bytes + w.down.bytes};
     }
@@ -180,6 +182,9 @@ std::optional<TableCoordinates> table_coordinates(const KernelShape& s) {
       return std::nullopt;
     case OpClass::kMoe:
       c.shape = {{"n", s.n}, {"k", s.k}, {"experts", s.experts}, {"top_k", s.top_k}};
+      // A kernel with wider activations than weights is another kernel (entry_key).
+      if (activation_key(s.op, s.dtype, s.activation_bits))
+        c.shape.emplace_back("a", s.activation_bits);
       c.x1 = static_cast<double>(s.m);
       return c;
   }
@@ -258,8 +263,56 @@ model::OpClassProfile op_class_profile(const model::CostProfile& profile, OpClas
 
 bool is_op_class_key(std::string_view key) {
   const auto dot = key.find('.');
-  if (!parse_op_class(key.substr(0, dot))) return false;
-  return dot == std::string_view::npos || model::parse_dtype(key.substr(dot + 1)).has_value();
+  const auto op = parse_op_class(key.substr(0, dot));
+  if (!op) return false;
+  if (dot == std::string_view::npos) return true;
+  std::string_view rest = key.substr(dot + 1);
+  int bits = 0;
+  for (const int b : {8, 16}) {
+    const std::string suffix = ".a" + std::to_string(b);
+    if (rest.ends_with(suffix)) {
+      rest.remove_suffix(suffix.size());
+      bits = b;
+      break;
+    }
+  }
+  const auto dtype = model::parse_dtype(rest);
+  return dtype.has_value() && (bits == 0 || activation_key(*op, *dtype, bits).has_value());
+}
+
+std::optional<std::string> activation_key(OpClass op, model::Dtype dtype, int activation_bits) {
+  auto key = op_class_dtype_key(op, dtype);
+  if (!key || (activation_bits != 8 && activation_bits != 16) ||
+      activation_bits <= model::bits_per_element(dtype)) {
+    return std::nullopt;
+  }
+  return *key + ".a" + std::to_string(activation_bits);
+}
+
+std::optional<std::string> entry_key(const KernelShape& shape) {
+  if (auto key = activation_key(shape.op, shape.dtype, shape.activation_bits)) return key;
+  return op_class_dtype_key(shape.op, shape.dtype);
+}
+
+model::Dtype roof_dtype(model::Dtype dtype, int activation_bits) {
+  if (!activation_key(OpClass::kGemm, dtype, activation_bits)) return dtype;
+  return activation_bits == 8 ? model::Dtype::kFp8 : model::Dtype::kBf16;
+}
+
+ResolvedEntry resolve_entry(const model::CostProfile& profile, OpClass op, model::Dtype dtype,
+                            int activation_bits) {
+  ResolvedEntry e;
+  if (const auto key = activation_key(op, dtype, activation_bits)) {
+    const auto it = profile.op_classes.find(*key);
+    if (it != profile.op_classes.end()) {
+      e.profile = it->second;
+      e.roof_dtype = roof_dtype(dtype, activation_bits);
+      return e;
+    }
+  }
+  e.profile = op_class_profile(profile, op, dtype, &e.defaulted);
+  e.roof_dtype = dtype;
+  return e;
 }
 
 KernelTime roofline_time(const model::OpClassProfile& profile, double peak_flops, double bandwidth,

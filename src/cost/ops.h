@@ -75,6 +75,10 @@ struct MoeGeometry {
   double local_experts = 0, assignment_share = 1;
   double hidden = 0, width = 0, gate_factor = 2;
   double w = 2, a = 2;
+  // Balanced routing (a measured kernel's: aiconfigurator's "balanced" rows give every expert an
+  // equal share of the assignments), so min(local experts, assignments) experts are touched;
+  // false: uniformly random routing, local_experts × (1 - (1 - top_k / experts)^tokens).
+  bool balanced = false;
 };
 struct MoeWork {
   Work up, down;               // the two expert GEMMs over the rows routed to this GPU
@@ -101,7 +105,12 @@ std::int64_t keys_read(std::int64_t n, std::int64_t cached, std::int64_t window)
 //   elementwise:  bytes of HBM traffic
 //   moe:          m tokens, n expert width per GPU, k hidden, experts, top_k (a gated fused-MoE
 //                 layer with every expert on the GPU, weights in `dtype`, activations 8-bit for
-//                 fp8 and 16-bit otherwise)
+//                 fp8 and 16-bit otherwise, routing balanced: MoeGeometry::balanced)
+// activation_bits: 0 for a kernel whose activations take the weights' type (W8A8, NVFP4's W4A4)
+// or are 16-bit over 16-bit weights; 16 or 8 for one whose activations are wider than its 8- or
+// 4-bit weights: W4A16 (it dequantizes the weights and multiplies in 16 bits: MXFP4 experts over
+// bf16, AWQ/GPTQ int4) or W4A8 (MXFP4 weights x MXFP8 activations on the fp8 tensor cores).
+// Another kernel: its own profile entry (entry_key) and the peak of its activations' type.
 struct KernelShape {
   OpClass op = OpClass::kGemm;
   model::Dtype dtype = model::Dtype::kFp16;
@@ -110,6 +119,7 @@ struct KernelShape {
   double bytes = 0;
   std::int64_t num_gpus = 0;
   std::int64_t experts = 0, top_k = 0;
+  int activation_bits = 0;
 };
 
 // Element size in bytes (0.5 for int4).
@@ -153,8 +163,32 @@ std::optional<std::string> op_class_dtype_key(OpClass op, model::Dtype dtype);
 // without one, "<class>.fp8" ("<class>.int8") when present; else as above.
 model::OpClassProfile op_class_profile(const model::CostProfile& profile, OpClass op,
                                        model::Dtype dtype, bool* defaulted = nullptr);
-// True for "gemm", "attn_decode", ... and "gemm.fp8"-style per-dtype entries.
+// True for "gemm", "attn_decode", ... and "gemm.fp8"-style per-dtype entries, and for the entries
+// of kernels with wider activations than weights such as "moe.fp4.a16" (activation_key).
 bool is_op_class_key(std::string_view key);
+
+// The entry of a kernel of `op` over `dtype` weights with `activation_bits`-bit activations (8 or
+// 16, wider than the weights: KernelShape::activation_bits): "<class>.<dtype>.a<bits>"
+// ("moe.fp4.a16", "moe.fp4.a8"). nullopt where the activations are not wider than the weights.
+std::optional<std::string> activation_key(OpClass op, model::Dtype dtype, int activation_bits);
+// The profile entry a kernel of this shape is fitted into and priced by: activation_key where it
+// has one, else op_class_dtype_key (nullopt: the plain "<class>").
+std::optional<std::string> entry_key(const KernelShape& shape);
+// The type whose peak a kernel's entry is fitted against and priced at: the activations' (bf16,
+// fp8) for an activation_key entry, else `dtype`.
+model::Dtype roof_dtype(model::Dtype dtype, int activation_bits);
+
+// A fitted entry and the type of the peak its efficiencies are fractions of.
+struct ResolvedEntry {
+  model::OpClassProfile profile;
+  model::Dtype roof_dtype = model::Dtype::kBf16;
+  bool defaulted = false;  // no entry: default_op_class_profile
+};
+// The entry that prices a kernel of `op` over `dtype` weights with `activation_bits`: its
+// activation_key entry against its activations' peak where the profile fitted one, else (and for
+// every other kernel) op_class_profile(profile, op, dtype) against the `dtype` peak.
+ResolvedEntry resolve_entry(const model::CostProfile& profile, OpClass op, model::Dtype dtype,
+                            int activation_bits);
 
 // Roofline of one kernel: max(flops / (peak × η_c(log10 flops)), bytes / (bandwidth ×
 // η_m(log10 bytes))) + launch latency + extra_latency_s. Zero flops or bytes contribute nothing.

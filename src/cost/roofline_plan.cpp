@@ -422,6 +422,17 @@ void TemplateBuilder::add_moe(LayerGroup& g) {
     geo.w = model::quantized_bytes_per_element(m_.quantization, static_cast<std::uint64_t>(h_));
     t.weight_dtype = P_.dtypes.quant_weight;
   }
+  // The kernel's activations: vLLM's fused-MoE kernels over int4 (AWQ/GPTQ) experts, and over
+  // any quantized experts on a GPU without tensor cores for their type, dequantize them and
+  // multiply in 16 bits; over MXFP4 experts (gpt-oss's own, or --quantization mxfp4) they take the
+  // deployment's MXFP4 backend's activations (bf16 by default, also on Blackwell: FlashInfer's
+  // MXFP4 x BF16 kernel; MXFP8 when asked). fp8, int8 and NVFP4 experts run W8A8 / W4A4.
+  const bool mxfp4_method = m_.quantization.method == model::QuantMethod::kMxfp4;
+  if (t.quantized) {
+    t.activation_bits = mxfp4_method                  ? moe.mxfp4_activation_bits
+                        : P_.dtypes.quant_dequantizes ? 16
+                                                      : 0;
+  }
   if (moe.has_expert_dtype) {
     // Routed experts stored in their own type (e.g. MXFP4) with one 8-bit scale per group.
     geo.w =
@@ -429,13 +440,17 @@ void TemplateBuilder::add_moe(LayerGroup& g) {
         (moe.expert_scale_group_size > 0 ? 1.0 / static_cast<double>(moe.expert_scale_group_size)
                                          : 0.0);
     t.weight_dtype = moe.expert_dtype;
+    t.activation_bits = moe.mxfp4_activation_bits;
   }
+  if (!activation_key(OpClass::kMoe, t.weight_dtype, t.activation_bits)) t.activation_bits = 0;
+  if (t.activation_bits > 0) geo.a = t.activation_bits / 8.0;
   if (!moe.expert_parallel && gate_ == 2.0) {
     // A measured fused-MoE kernel of this shape (tables hold gated layers, every expert on the
-    // GPU).
-    t.table = find_table(
-        OpClass::kMoe, t.weight_dtype,
-        {{"n", width}, {"k", h_}, {"experts", moe.num_experts}, {"top_k", moe.experts_per_token}});
+    // GPU), keyed as table_coordinates keys it.
+    std::vector<std::pair<std::string, std::int64_t>> shape = {
+        {"n", width}, {"k", h_}, {"experts", moe.num_experts}, {"top_k", moe.experts_per_token}};
+    if (t.activation_bits > 0) shape.emplace_back("a", t.activation_bits);
+    t.table = find_table(OpClass::kMoe, t.weight_dtype, shape);
   }
   g.gemms.push_back(gemm(kMoe, Rows::kTokens, moe.num_experts, h_, 1, w));  // router
   if (moe.num_shared_experts > 0) {
@@ -513,13 +528,12 @@ void set_moe_class(Plan& P, const model::HardwareSpec& hw) {
   const auto moe =
       std::find_if(P.groups.begin(), P.groups.end(), [](const LayerGroup& g) { return g.moe; });
   if (moe == P.groups.end()) return;
-  const Dtype dtype = moe->moe_t.weight_dtype;
-  bool defaulted = true;
-  const model::OpClassProfile profile = op_class_profile(hw.cost, OpClass::kMoe, dtype, &defaulted);
-  if (defaulted) return;
+  const ResolvedEntry entry =
+      resolve_entry(hw.cost, OpClass::kMoe, moe->moe_t.weight_dtype, moe->moe_t.activation_bits);
+  if (entry.defaulted) return;
   const auto i = static_cast<int>(OpClass::kMoe);
-  P.cls[i] = profile;
-  P.roof[i] = roof_for(hw, OpClass::kMoe, dtype, 1);
+  P.cls[i] = entry.profile;
+  P.roof[i] = roof_for(hw, OpClass::kMoe, entry.roof_dtype, 1);
   P.moe_fitted = true;
   for (LayerGroup& g : P.groups) {
     if (g.moe && g.moe_permute >= 0) g.elementwise.erase(g.elementwise.begin() + g.moe_permute);

@@ -70,6 +70,10 @@ struct MoeTemplate {
   MoeGeometry geo;
   bool quantized = false;  // experts quantized (or in their own dtype): as GemmTemplate
   model::Dtype weight_dtype = model::Dtype::kBf16;  // the experts' stored type
+  // The fused-MoE kernel's activations where wider than the experts' weights (cost/ops.h
+  // KernelShape::activation_bits): 16 for W4A16 (MXFP4 experts by default, AWQ/GPTQ int4), 8 for
+  // MXFP4 x MXFP8; 0 otherwise.
+  int activation_bits = 0;
   // Measured fused-MoE times; x1 = MoE tokens (used with the fitted class, Plan::moe_fitted).
   const PreparedTable* table = nullptr;
 };

@@ -11,6 +11,11 @@ constexpr EnumNames<AttentionKind, 4> kAttentionKindNames{{{
     {AttentionKind::kMla, "mla"},
 }}};
 
+bool has_mxfp4_experts(const ModelSpec& m) {
+  return m.moe.enabled() && ((m.moe.has_expert_dtype && m.moe.expert_dtype == Dtype::kFp4) ||
+                             m.quantization.method == QuantMethod::kMxfp4);
+}
+
 std::string_view attention_kind_name(AttentionKind kind) {
   return kAttentionKindNames.name(kind);
 }

@@ -70,6 +70,10 @@ struct MoeSpec {
   // else by width (every expert's intermediate size split over the ranks).
   std::int64_t shard_ranks = 0;
   bool expert_parallel = false;
+  // Activations of the fused-MoE kernel over MXFP4 experts (a deployment's choice, vLLM's MXFP4
+  // MoE backend): 16 (bf16: its default on every GPU) or 8 (MXFP8 on Blackwell,
+  // VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1; --mxfp4-moe-activation).
+  int mxfp4_activation_bits = 16;
   bool enabled() const { return num_experts > 0; }
   // Width of one shared expert's MLP (shared_expert_intermediate_size, else the routed size).
   std::int64_t shared_expert_size() const {
@@ -161,6 +165,10 @@ struct ModelSpec {
     return n;
   }
 };
+
+// True for an MoE model whose routed experts are MXFP4: stored so (gpt-oss) or quantized so
+// (--quantization mxfp4). Their fused-MoE kernel's activations are MoeSpec::mxfp4_activation_bits.
+bool has_mxfp4_experts(const ModelSpec& m);
 
 std::string_view attention_kind_name(AttentionKind kind);  // "mha", "mqa", "gqa", "mla"
 std::string_view layer_kind_name(LayerKind kind);          // "full", "sliding", "none"

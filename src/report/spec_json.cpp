@@ -46,6 +46,7 @@ Json moe_json(const model::MoeSpec& e) {
     moe["expert_dtype"] = std::string(model::dtype_name(e.expert_dtype));
     moe["expert_scale_group_size"] = e.expert_scale_group_size;
   }
+  if (e.mxfp4_activation_bits != 16) moe["mxfp4_activation"] = "mxfp8";
   return moe;
 }
 

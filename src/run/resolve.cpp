@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "common/error.h"
+#include "common/format.h"
 #include "common/strings.h"
 #include "common/units.h"
 #include "common/warning.h"
@@ -48,6 +49,38 @@ void apply_quantization(model::ModelSpec& m, const std::string& given) {
   m.quantization = model::default_quantization(*method);
   m.quantization.origin = "--quantization";
   m.moe.has_expert_dtype = false;  // gpt-oss's MXFP4 experts follow the method asked for
+}
+
+// The GPU with the deployment's overrides of its nodes and the link between them.
+model::HardwareSpec load_deployment_hardware(const config::ScenarioDeployment& given) {
+  model::HardwareSpec hw = config::load_hardware(given.gpu);
+  if (given.gpus_per_node) hw.gpus_per_node = *given.gpus_per_node;
+  if (given.internode_bandwidth_gb_s)
+    hw.internode_bandwidth = *given.internode_bandwidth_gb_s * 1e9;
+  if (given.internode_latency_us) hw.internode_latency_s = *given.internode_latency_us * 1e-6;
+  return hw;
+}
+
+// --mxfp4-moe-activation: the MXFP4 experts' kernel takes MXFP8 activations (vLLM runs that
+// kernel on Blackwell only); a model without MXFP4 experts is told it changes nothing.
+void apply_mxfp4_moe_activation(model::ModelSpec& m, const model::HardwareSpec* hw,
+                                const std::string& given) {
+  if (given.empty() || given == "bf16") return;
+  if (given != "mxfp8") {  // the settings table accepted the name
+    throw flag_error("--mxfp4-moe-activation", "expected bf16 or mxfp8, got '" + given + "'");
+  }
+  if (!model::has_mxfp4_experts(m)) {
+    warn(ErrorLocation{"", 0, 0, "--mxfp4-moe-activation"},
+         m.name + " has no MXFP4 experts; mxfp8 changes nothing");
+    return;
+  }
+  if (hw != nullptr && hw->compute_capability > 0 && hw->compute_capability < 10.0) {
+    throw flag_error("--mxfp4-moe-activation",
+                     "mxfp8 needs a Blackwell GPU (compute capability 10 or above: vLLM's MXFP4 "
+                     "x MXFP8 MoE kernel); " +
+                         hw->name + " has " + fixed(hw->compute_capability, 1));
+  }
+  m.moe.mxfp4_activation_bits = 8;
 }
 
 // The engine and what only V1 accepts: the release modelled and vLLM's two overrides.
@@ -129,15 +162,9 @@ Deployment resolve_deployment(const config::ScenarioDeployment& given, GpuRequir
   Deployment d;
   d.model = config::load_model(given.model);
   apply_quantization(d.model, given.quantization);
-  if (!given.gpu.empty()) {
-    d.hardware = config::load_hardware(given.gpu);
-    if (given.gpus_per_node) d.hardware->gpus_per_node = *given.gpus_per_node;
-    if (given.internode_bandwidth_gb_s) {
-      d.hardware->internode_bandwidth = *given.internode_bandwidth_gb_s * 1e9;
-    }
-    if (given.internode_latency_us)
-      d.hardware->internode_latency_s = *given.internode_latency_us * 1e-6;
-  }
+  if (!given.gpu.empty()) d.hardware = load_deployment_hardware(given);
+  apply_mxfp4_moe_activation(d.model, d.hardware ? &*d.hardware : nullptr,
+                             given.mxfp4_moe_activation);
   d.tensor_parallel_size = given.tensor_parallel_size;
   if (const std::string p = model::tensor_parallel_problem(d.model, d.tensor_parallel_size);
       !p.empty()) {

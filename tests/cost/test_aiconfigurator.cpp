@@ -132,7 +132,7 @@ TEST_CASE("aiconfigurator fused-MoE table: balanced, TP-split rows; a kernel per
                       "cutlass,bfloat16,4,2048,768,8,128,1,2,balanced,0.07\n"
                       "cutlass,bfloat16,8,2048,768,8,128,1,1,balanced,0.08\n"
                       "triton,bfloat16,16,2048,768,8,128,1,1,balanced,0.09\n"
-                      "gptoss,w4a16_mxfp4,1,2880,2880,4,128,8,1,balanced,0.04\n"
+                      "vllm_gptossmxfp4moe,w4a16_mxfp4,1,2880,2880,4,128,8,1,balanced,0.04\n"
                       "block,fp8_block,1,2048,768,8,128,1,1,balanced,0.03\n");
   // Two kernels ran the bf16 2048/768 layer: the one with more rows (cutlass) is kept.
   REQUIRE(l.rows.size() == 3);
@@ -158,6 +158,36 @@ TEST_CASE("aiconfigurator fused-MoE table: balanced, TP-split rows; a kernel per
                            "num_experts,moe_tp_size,moe_ep_size,distribution,latency\n"
                            "x,fp8,0,2816,704,8,128,1,1,balanced,0.1\n"),
              Catch::Contains("0.24.0_moe_perf.csv:2:3: num_tokens: expected an integer"));
+}
+
+TEST_CASE("aiconfigurator MoE rows: each weight x activation kernel apart, gpt-oss's MXFP4 method",
+          "[cost]") {
+  const auto l =
+      load("0.24.0_moe_perf.csv",
+           "kernel_source,moe_dtype,num_tokens,hidden_size,inter_size,topk,num_experts,"
+           "moe_tp_size,moe_ep_size,distribution,latency\n"
+           "fi_nvfp4,nvfp4,4,2048,768,8,128,1,1,balanced,0.05\n"
+           "vllm_gptossmxfp4moe_trtllm,w4a16_mxfp4,4,2880,2880,4,128,1,1,balanced,0.07\n"
+           "vllm_mxfp4moe_trtllm_mxfp8,w4a8_mxfp4_mxfp8,4,4096,2048,6,256,1,1,balanced,"
+           "0.06\n"
+           "marlin,int4_wo,4,7168,2048,8,384,1,1,balanced,0.09\n"
+           "vllm_compressedtensorsw4a4mxfp4moe_marlin,w4a16_mxfp4,4,3584,3072,16,896,1,1,"
+           "balanced,0.08\n");
+  REQUIRE(l.rows.size() == 4);
+  // NVFP4 is W4A4 (the "moe.fp4" entry); MXFP4 x BF16 and AWQ/GPTQ int4 multiply in 16 bits,
+  // MXFP4 x MXFP8 in 8: entries of their own.
+  CHECK(l.rows[0].shape.dtype == model::Dtype::kFp4);
+  CHECK(cost::entry_key(l.rows[0].shape) == "moe.fp4");
+  CHECK(cost::entry_key(l.rows[1].shape) == "moe.fp4.a16");
+  CHECK(cost::entry_key(l.rows[2].shape) == "moe.fp4.a8");
+  CHECK(cost::entry_key(l.rows[3].shape) == "moe.int4.a16");
+  // MXFP4 x MXFP8 reads 8-bit rows in and out: 4 tokens x 6 of 256 experts, 24 touched.
+  const double w = 3.0 * 4096 * 2048 * 0.5;
+  CHECK(cost::kernel_work(l.rows[2].shape).bytes ==
+        Approx(24 * w + 24 * (4096 + 2 * 2048) * 1.0 + 24 * (2048 + 4096) * 1.0));
+  // A compressed-tensors MXFP4 checkpoint's Marlin kernel is not gpt-oss's.
+  REQUIRE(l.notes.size() == 1);
+  CHECK_THAT(l.notes[0], Catch::Contains("1 w4a16_mxfp4 rows of compressed-tensors' MXFP4 method"));
 }
 
 TEST_CASE("aiconfigurator tables kvsim cannot use are refused, bad cells are located", "[cost]") {

@@ -402,3 +402,48 @@ TEST_CASE("Fused-MoE rows fit their own class and a table per layer shape", "[co
   CHECK(pred.predict(s, &table) == Approx(rows[3].time_s).epsilon(1e-9));
   CHECK(table);
 }
+
+TEST_CASE("MXFP4 x BF16 rows fit moe.fp4.a16 at the bf16 peak; tables only for the classes asked",
+          "[cost]") {
+  auto hw = test::a100_sxm();
+  hw.peak_flops[model::Dtype::kFp4] = 8 * *hw.peak_flops_for(model::Dtype::kBf16);
+  model::OpClassProfile truth;  // against the bf16 peak: the kernel multiplies in bf16
+  truth.compute.value = 0.3;
+  truth.memory.value = 0.5;
+  truth.launch_latency_s = 30e-6;
+  auto rows = synthetic(hw, 0.0, 1);
+  const std::size_t gemm_and_allreduce = rows.size();
+  for (const int n : {360, 720, 1440}) {
+    for (int tokens = 1; tokens <= 8192; tokens *= 2) {
+      Measurement r;
+      r.shape.op = OpClass::kMoe;
+      r.shape.dtype = model::Dtype::kFp4;
+      r.shape.activation_bits = 16;
+      r.shape.m = tokens, r.shape.n = n, r.shape.k = 2880, r.shape.experts = 128;
+      r.shape.top_k = 4;
+      const auto roof = cost::roof_for(hw, OpClass::kMoe, model::Dtype::kBf16, 1);
+      r.time_s =
+          cost::roofline_time(truth, roof.peak_flops, roof.bandwidth, 0, cost::kernel_work(r.shape))
+              .time_s;
+      rows.push_back(r);
+    }
+  }
+  cost::FitOptions opt;
+  opt.table_classes = {"moe"};
+  const auto fit = cost::fit_profile(rows, hw, opt);
+  // Three MoE layer shapes tabled; the GEMM and all-reduce rows only fitted.
+  CHECK(fit.num_tables == 3);
+  for (const auto& t : fit.profile.tables) CHECK(t.op == "moe");
+  REQUIRE(fit.profile.op_classes.count("moe.fp4.a16") == 1);
+  CHECK(fit.profile.op_classes.count("moe.fp4") == 0);
+  // Curves alone (the tables dropped) reproduce the kernel: efficiencies against the bf16 peak.
+  auto curved = hw;
+  curved.cost = fit.profile;
+  curved.cost.tables.clear();
+  const std::vector<Measurement> moe(rows.begin() + static_cast<std::ptrdiff_t>(gemm_and_allreduce),
+                                     rows.end());
+  const auto v = cost::validate_profile(curved, moe);
+  REQUIRE(v.count("moe.fp4.a16") == 1);
+  CHECK(v.at("moe.fp4.a16").rows == 3 * 14);
+  CHECK(v.at("moe.fp4.a16").mape < 2.0);
+}

@@ -58,7 +58,23 @@ TEST_CASE("Measurement CSV: round trip and located errors", "[cost]") {
       test::write_temp_file(dir, "moe-again.csv", cost::measurements_csv(moe_rows));
   CHECK(cost::measurements_csv(cost::load_measurements(
             moe_again, cost::MeasurementFormat::kKvsim)) == cost::measurements_csv(moe_rows));
-  CHECK(cost::measurements_csv(moe_rows).starts_with(moe_header));
+  const std::string act_header = moe_header.substr(0, moe_header.size() - 1) + ",activation_bits\n";
+  CHECK(cost::measurements_csv(moe_rows).starts_with(act_header));
+  // A kernel with wider activations than weights (MXFP4 x BF16) keeps them through a round trip.
+  const std::string a16 = test::write_temp_file(
+      dir, "moe-a16.csv", act_header + "moe,fp4,16,360,2880,,,,,,,,,38,128,4,16\n");
+  const auto a16_rows = cost::load_measurements(a16, cost::MeasurementFormat::kAuto);
+  REQUIRE(a16_rows.size() == 1);
+  CHECK(a16_rows[0].shape.activation_bits == 16);
+  CHECK(cost::entry_key(a16_rows[0].shape) == "moe.fp4.a16");
+  CHECK(cost::measurements_csv(a16_rows) ==
+        act_header + "moe,fp4,16,360,2880,,,,,,,,,38,128,4,16\n");
+  const std::string fp8_a8 = test::write_temp_file(
+      dir, "moe-a8.csv", act_header + "moe,fp8,16,360,2880,,,,,,,,,38,128,4,8\n");
+  CHECK_THAT(
+      test::error_of([&] { cost::load_measurements(fp8_a8, cost::MeasurementFormat::kAuto); }),
+      Catch::Contains("moe-a8.csv:2:17: activation_bits: expected empty, or 8 or 16 wider "
+                      "than the fp8 weights of a moe row, got 8"));
   CHECK_THAT(bad("moe,fp8,16,704,2816,,,,,,,,,45\n"),
              Catch::Contains("bad.csv:2:1: op: moe rows need the experts and top_k columns"));
   const auto bad_moe = [&](const std::string& row) {

@@ -314,6 +314,67 @@ TEST_CASE("MXFP4 routed experts are priced by the fused-MoE fp4 entry", "[cost]"
   CHECK(kernel("moe.fp4") > 1.9 * kernel("moe.fp8"));  // the entries differ enough to tell
 }
 
+// vLLM multiplies MXFP4 experts in bf16 by default (FlashInfer's MXFP4 x BF16 kernel, Triton,
+// Marlin) and in fp8 with MXFP8 activations: the fitted "moe.fp4.a16" / "moe.fp4.a8" entries price
+// them at the bf16 / fp8 peak, not NVFP4's W4A4 "moe.fp4" at the fp4 one.
+TEST_CASE("MXFP4 experts are priced by their kernel's activation entry and peak", "[cost]") {
+  model::ModelSpec m = test::deepseek_v2_lite();
+  m.moe.has_expert_dtype = true;
+  m.moe.expert_dtype = model::Dtype::kFp4;
+  m.moe.expert_scale_group_size = 32;
+  model::HardwareSpec hw = test::h100_sxm();
+  hw.peak_flops[model::Dtype::kFp4] = 4 * *hw.peak_flops_for(model::Dtype::kBf16);  // a roof apart
+  const auto entry = [](double eff, double launch_s) {
+    model::OpClassProfile p;
+    p.compute.value = eff;
+    p.memory.value = eff;
+    p.launch_latency_s = launch_s;
+    return p;
+  };
+  hw.cost.op_classes["moe"] = entry(0.8, 10e-6);
+  hw.cost.op_classes["moe.fp4"] = entry(0.3, 40e-6);
+  hw.cost.op_classes["moe.fp4.a16"] = entry(0.5, 30e-6);
+  hw.cost.op_classes["moe.fp4.a8"] = entry(0.4, 25e-6);
+  model::HardwareSpec only_fp4 = hw;  // a profile fitted before the activation entries
+  only_fp4.cost.op_classes.erase("moe.fp4.a16");
+  only_fp4.cost.op_classes.erase("moe.fp4.a8");
+  const auto moe_time = [&](const model::ModelSpec& spec, const model::HardwareSpec& h) {
+    return by_name(decode(cost::RooflineCostModel(spec, h, {}), 512, 100)).at("moe");
+  };
+  cost::MoeGeometry g;
+  g.experts = g.local_experts = 64;
+  g.top_k = 6;
+  g.hidden = 2048;
+  g.width = 1408;
+  g.w = 0.5 + 1.0 / 32;
+  const auto kernel = [&](const char* key, model::Dtype roof, double a_bytes) {
+    g.a = a_bytes;
+    const cost::MoeWork w = cost::moe_work(g, 512.0);
+    const cost::Roof r = cost::roof_for(hw, cost::OpClass::kMoe, roof, 1);
+    return cost::roofline_time(hw.cost.op_classes.at(key), r.peak_flops, r.bandwidth, 0,
+                               {w.up.flops + w.down.flops, w.up.bytes + w.down.bytes})
+        .time_s;
+  };
+  using model::Dtype;
+  // bf16 activations (the default): moe.fp4.a16 at the bf16 peak; without it, moe.fp4.
+  CHECK(
+      moe_time(m, hw).time_s - moe_time(m, only_fp4).time_s ==
+      Approx(26.0 * (kernel("moe.fp4.a16", Dtype::kBf16, 2) - kernel("moe.fp4", Dtype::kFp4, 2))));
+  // MXFP8 activations: moe.fp4.a8 at the fp8 peak, its rows in and out 8-bit.
+  model::ModelSpec mxfp8 = m;
+  mxfp8.moe.mxfp4_activation_bits = 8;
+  const auto a8 = moe_time(mxfp8, hw);
+  CHECK(a8.time_s - moe_time(mxfp8, only_fp4).time_s ==
+        Approx(26.0 * (kernel("moe.fp4.a8", Dtype::kFp8, 1) - kernel("moe.fp4", Dtype::kFp4, 1))));
+  CHECK(moe_time(m, hw).bytes - a8.bytes ==
+        Approx(26.0 * 512 * 6 * (2048 + 2 * 1408 + 1408 + 2048) * (2 - 1)));
+  // Each pair of entries differs enough to tell.
+  const double fp4_a16 = kernel("moe.fp4", Dtype::kFp4, 2),
+               fp4_a8 = kernel("moe.fp4", Dtype::kFp4, 1);
+  CHECK(std::abs(kernel("moe.fp4.a16", Dtype::kBf16, 2) - fp4_a16) > 0.2 * fp4_a16);
+  CHECK(std::abs(kernel("moe.fp4.a8", Dtype::kFp8, 1) - fp4_a8) > 0.2 * fp4_a8);
+}
+
 TEST_CASE("Step time: deterministic, monotone, and equal to the breakdown sum", "[cost]") {
   const auto model = llama70_tp4();
   TimeNs prev = 0;
