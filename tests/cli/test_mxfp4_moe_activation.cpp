@@ -32,7 +32,7 @@ double moe_seconds(const Json& j) {
 
 }  // namespace
 
-TEST_CASE("--mxfp4-moe-activation mxfp8: the W4A8 kernel on B200, named in the report",
+TEST_CASE("kvsim cost --mxfp4-moe-activation mxfp8: the W4A8 kernel on B200, named in the report",
           "[cli][cost][quant]") {
   const Json bf16 = cost({});
   const Json mxfp8 = cost({"--mxfp4-moe-activation", "mxfp8"});
@@ -64,7 +64,7 @@ TEST_CASE("--mxfp4-moe-activation mxfp8: the W4A8 kernel on B200, named in the r
   CHECK(s.deployment.mxfp4_moe_activation == "mxfp8");
 }
 
-TEST_CASE("--mxfp4-moe-activation: refused before Blackwell, a no-op warning without MXFP4",
+TEST_CASE("kvsim cost --mxfp4-moe-activation: refused before Blackwell, a no-op without MXFP4",
           "[cli][cost][quant]") {
   kvsim::test::check_one_error(
       run_kvsim({"cost", "--model", "mixtral-8x7b", "--gpu", "h100-sxm", "--quantization", "mxfp4",
