@@ -266,21 +266,33 @@ TEST_CASE("A fitted fused-MoE class prices the routed experts as one kernel", "[
         cost::RooflineCostModel(test::llama3_70b(), test::h100_sxm(), {}).step_time(mixed_step()));
 }
 
-// MXFP4 experts (gpt-oss) hold FP4 elements: a profile's moe.fp4 entry prices them, fitted to
-// the 4-bit fused-MoE kernels, not the 16-bit moe entry (nor the 8-bit one while a 4-bit exists).
-TEST_CASE("MXFP4 routed experts are priced by the fused-MoE fp4 entry", "[cost]") {
+namespace {
+
+// DeepSeek-V2-Lite with gpt-oss-style MXFP4 routed experts (FP4, one scale per 32).
+model::ModelSpec mxfp4_experts_model() {
   model::ModelSpec m = test::deepseek_v2_lite();
   m.moe.has_expert_dtype = true;
   m.moe.expert_dtype = model::Dtype::kFp4;
   m.moe.expert_scale_group_size = 32;
+  return m;
+}
+
+// A profile entry with one efficiency for both roofs.
+model::OpClassProfile entry(double eff, double launch_s) {
+  model::OpClassProfile p;
+  p.compute.value = eff;
+  p.memory.value = eff;
+  p.launch_latency_s = launch_s;
+  return p;
+}
+
+}  // namespace
+
+// MXFP4 experts (gpt-oss) hold FP4 elements: a profile's moe.fp4 entry prices them, fitted to
+// the 4-bit fused-MoE kernels, not the 16-bit moe entry (nor the 8-bit one while a 4-bit exists).
+TEST_CASE("MXFP4 routed experts are priced by the fused-MoE fp4 entry", "[cost]") {
+  const model::ModelSpec m = mxfp4_experts_model();
   model::HardwareSpec hw = test::h100_sxm();
-  const auto entry = [](double eff, double launch_s) {
-    model::OpClassProfile p;
-    p.compute.value = eff;
-    p.memory.value = eff;
-    p.launch_latency_s = launch_s;
-    return p;
-  };
   hw.cost.op_classes["moe"] = entry(0.8, 10e-6);
   hw.cost.op_classes["moe.fp8"] = entry(0.6, 20e-6);
   hw.cost.op_classes["moe.fp4"] = entry(0.3, 40e-6);
@@ -318,19 +330,9 @@ TEST_CASE("MXFP4 routed experts are priced by the fused-MoE fp4 entry", "[cost]"
 // Marlin) and in fp8 with MXFP8 activations: the fitted "moe.fp4.a16" / "moe.fp4.a8" entries price
 // them at the bf16 / fp8 peak, not NVFP4's W4A4 "moe.fp4" at the fp4 one.
 TEST_CASE("MXFP4 experts are priced by their kernel's activation entry and peak", "[cost]") {
-  model::ModelSpec m = test::deepseek_v2_lite();
-  m.moe.has_expert_dtype = true;
-  m.moe.expert_dtype = model::Dtype::kFp4;
-  m.moe.expert_scale_group_size = 32;
+  const model::ModelSpec m = mxfp4_experts_model();
   model::HardwareSpec hw = test::h100_sxm();
   hw.peak_flops[model::Dtype::kFp4] = 4 * *hw.peak_flops_for(model::Dtype::kBf16);  // a roof apart
-  const auto entry = [](double eff, double launch_s) {
-    model::OpClassProfile p;
-    p.compute.value = eff;
-    p.memory.value = eff;
-    p.launch_latency_s = launch_s;
-    return p;
-  };
   hw.cost.op_classes["moe"] = entry(0.8, 10e-6);
   hw.cost.op_classes["moe.fp4"] = entry(0.3, 40e-6);
   hw.cost.op_classes["moe.fp4.a16"] = entry(0.5, 30e-6);
