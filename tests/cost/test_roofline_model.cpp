@@ -277,6 +277,17 @@ model::ModelSpec mxfp4_experts_model() {
   return m;
 }
 
+// Its routed experts on one GPU: 64, top-6, 2048 -> 1408, 4.25-bit weights.
+cost::MoeGeometry mxfp4_experts_geometry() {
+  cost::MoeGeometry g;
+  g.experts = g.local_experts = 64;
+  g.top_k = 6;
+  g.hidden = 2048;
+  g.width = 1408;
+  g.w = 0.5 + 1.0 / 32;
+  return g;
+}
+
 // A profile entry with one efficiency for both roofs.
 model::OpClassProfile entry(double eff, double launch_s) {
   model::OpClassProfile p;
@@ -308,12 +319,7 @@ TEST_CASE("MXFP4 routed experts are priced by the fused-MoE fp4 entry", "[cost]"
   // The routed experts of one layer at 64 tokens, 4.25-bit weights; H100 has no fp4 peak, so
   // the roof is its fp8 one (model::HardwareSpec::peak_flops_for). The router and the shared
   // experts are GEMMs either way: the difference is 26 layers' routed-expert kernel.
-  cost::MoeGeometry g;
-  g.experts = g.local_experts = 64;
-  g.top_k = 6;
-  g.hidden = 2048;
-  g.width = 1408;
-  g.w = 0.5 + 1.0 / 32;
+  const cost::MoeGeometry g = mxfp4_experts_geometry();
   const cost::MoeWork w = cost::moe_work(g, 64.0);
   const cost::Work both{w.up.flops + w.down.flops, w.up.bytes + w.down.bytes};
   const cost::Roof r = cost::roof_for(hw, cost::OpClass::kMoe, model::Dtype::kFp4, 1);
@@ -343,12 +349,7 @@ TEST_CASE("MXFP4 experts are priced by their kernel's activation entry and peak"
   const auto moe_time = [&](const model::ModelSpec& spec, const model::HardwareSpec& h) {
     return by_name(decode(cost::RooflineCostModel(spec, h, {}), 512, 100)).at("moe");
   };
-  cost::MoeGeometry g;
-  g.experts = g.local_experts = 64;
-  g.top_k = 6;
-  g.hidden = 2048;
-  g.width = 1408;
-  g.w = 0.5 + 1.0 / 32;
+  cost::MoeGeometry g = mxfp4_experts_geometry();
   const auto kernel = [&](const char* key, model::Dtype roof, double a_bytes) {
     g.a = a_bytes;
     const cost::MoeWork w = cost::moe_work(g, 512.0);
