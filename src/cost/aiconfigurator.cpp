@@ -38,24 +38,23 @@ std::optional<Table> table_of(const CsvFile& f) {
   return std::nullopt;
 }
 
-// A fused-MoE row's weight type: w4a16_mxfp4 (MXFP4 experts, 16-bit activations),
-// w4a8_mxfp4_mxfp8 (MXFP4 x MXFP8) and nvfp4 (W4A4) are fp4, int4_wo (weight-only int4) int4.
-// fp8_block (block scales) has no kvsim dtype of its own: skipped.
-std::optional<model::Dtype> moe_dtype_of(const std::string& name) {
-  if (name == "bfloat16" || name == "float16") return model::Dtype::kBf16;
-  if (name == "fp8") return model::Dtype::kFp8;
-  if (name == "w4a16_mxfp4" || name == "w4a8_mxfp4_mxfp8" || name == "nvfp4")
-    return model::Dtype::kFp4;
-  if (name == "int4_wo") return model::Dtype::kInt4;
-  return std::nullopt;
-}
-
-// Its activations where wider than its weights (KernelShape::activation_bits): the weight-only
-// kernels multiply in 16 bits, MXFP4 x MXFP8 in 8.
-int moe_activation_bits(const std::string& name) {
-  if (name == "w4a16_mxfp4" || name == "int4_wo") return 16;
-  if (name == "w4a8_mxfp4_mxfp8") return 8;
-  return 0;
+// A fused-MoE row's weight type, and its activations where wider than its weights
+// (KernelShape::activation_bits): nvfp4 is W4A4; w4a16_mxfp4 and int4_wo (weight-only) multiply
+// in 16 bits, w4a8_mxfp4_mxfp8 (MXFP4 x MXFP8) in 8. fp8_block (block scales) has no kvsim dtype
+// of its own: skipped.
+struct MoeKernelType {
+  model::Dtype dtype;
+  int activation_bits;
+};
+std::optional<MoeKernelType> moe_kernel_type(const std::string& name) {
+  static const std::map<std::string, MoeKernelType> kTypes = {
+      {"bfloat16", {model::Dtype::kBf16, 0}},    {"float16", {model::Dtype::kBf16, 0}},
+      {"fp8", {model::Dtype::kFp8, 0}},          {"nvfp4", {model::Dtype::kFp4, 0}},
+      {"w4a16_mxfp4", {model::Dtype::kFp4, 16}}, {"w4a8_mxfp4_mxfp8", {model::Dtype::kFp4, 8}},
+      {"int4_wo", {model::Dtype::kInt4, 16}}};
+  const auto it = kTypes.find(name);
+  if (it == kTypes.end()) return std::nullopt;
+  return it->second;
 }
 
 std::optional<model::Dtype> dtype_of(const std::string& name) {
@@ -214,8 +213,8 @@ std::optional<std::string> moe_shape(const CsvRow& row, const std::string& dtype
   if (!routing.empty() && routing != "balanced") return routing + " rows";
   if (row.has_column("moe_ep_size") && row.integer("moe_ep_size", false, 1) > 1)
     return "expert-parallel rows";
-  const auto dtype = moe_dtype_of(dtype_name);
-  if (!dtype) return dtype_name + " rows (no kvsim dtype)";
+  const auto type = moe_kernel_type(dtype_name);
+  if (!type) return dtype_name + " rows (no kvsim dtype)";
   // kvsim's MXFP4 experts are an HF config's quant_method mxfp4 (gpt-oss), which vLLM runs with
   // its gpt-oss MXFP4 method (FlashInfer's MXFP4 x BF16 kernel on B200, OpenAI's Triton kernel on
   // H200, Marlin on L40S). The tables' other MXFP4 rows are a compressed-tensors checkpoint's,
@@ -224,8 +223,8 @@ std::optional<std::string> moe_shape(const CsvRow& row, const std::string& dtype
   const std::string source = optional_cell(row, "kernel_source");
   if (dtype_name == "w4a16_mxfp4" && !source.empty() && !source.starts_with("vllm_gptossmxfp4moe"))
     return "w4a16_mxfp4 rows of compressed-tensors' MXFP4 method";
-  s.dtype = *dtype;
-  s.activation_bits = moe_activation_bits(dtype_name);
+  s.dtype = type->dtype;
+  s.activation_bits = type->activation_bits;
   s.op = OpClass::kMoe;
   const std::int64_t tp = row.has_column("moe_tp_size") ? row.integer("moe_tp_size", false, 1) : 1;
   const std::int64_t inter = row.integer("inter_size", true, 1);

@@ -280,13 +280,19 @@ bool is_op_class_key(std::string_view key) {
   return dtype.has_value() && (bits == 0 || activation_key(*op, *dtype, bits).has_value());
 }
 
+namespace {
+
+// 8- or 16-bit activations over narrower weights (KernelShape::activation_bits).
+bool wider_activations(model::Dtype dtype, int activation_bits) {
+  return (activation_bits == 8 || activation_bits == 16) &&
+         activation_bits > model::bits_per_element(dtype);
+}
+
+}  // namespace
+
 std::optional<std::string> activation_key(OpClass op, model::Dtype dtype, int activation_bits) {
-  auto key = op_class_dtype_key(op, dtype);
-  if (!key || (activation_bits != 8 && activation_bits != 16) ||
-      activation_bits <= model::bits_per_element(dtype)) {
-    return std::nullopt;
-  }
-  return *key + ".a" + std::to_string(activation_bits);
+  if (!wider_activations(dtype, activation_bits)) return std::nullopt;
+  return *op_class_dtype_key(op, dtype) + ".a" + std::to_string(activation_bits);
 }
 
 std::optional<std::string> entry_key(const KernelShape& shape) {
@@ -295,7 +301,7 @@ std::optional<std::string> entry_key(const KernelShape& shape) {
 }
 
 model::Dtype roof_dtype(model::Dtype dtype, int activation_bits) {
-  if (!activation_key(OpClass::kGemm, dtype, activation_bits)) return dtype;
+  if (!wider_activations(dtype, activation_bits)) return dtype;
   return activation_bits == 8 ? model::Dtype::kFp8 : model::Dtype::kBf16;
 }
 

@@ -422,17 +422,6 @@ void TemplateBuilder::add_moe(LayerGroup& g) {
     geo.w = model::quantized_bytes_per_element(m_.quantization, static_cast<std::uint64_t>(h_));
     t.weight_dtype = P_.dtypes.quant_weight;
   }
-  // The kernel's activations: vLLM's fused-MoE kernels over int4 (AWQ/GPTQ) experts, and over
-  // any quantized experts on a GPU without tensor cores for their type, dequantize them and
-  // multiply in 16 bits; over MXFP4 experts (gpt-oss's own, or --quantization mxfp4) they take the
-  // deployment's MXFP4 backend's activations (bf16 by default, also on Blackwell: FlashInfer's
-  // MXFP4 x BF16 kernel; MXFP8 when asked). fp8, int8 and NVFP4 experts run W8A8 / W4A4.
-  const bool mxfp4_method = m_.quantization.method == model::QuantMethod::kMxfp4;
-  if (t.quantized) {
-    t.activation_bits = mxfp4_method                  ? moe.mxfp4_activation_bits
-                        : P_.dtypes.quant_dequantizes ? 16
-                                                      : 0;
-  }
   if (moe.has_expert_dtype) {
     // Routed experts stored in their own type (e.g. MXFP4) with one 8-bit scale per group.
     geo.w =
@@ -440,8 +429,16 @@ void TemplateBuilder::add_moe(LayerGroup& g) {
         (moe.expert_scale_group_size > 0 ? 1.0 / static_cast<double>(moe.expert_scale_group_size)
                                          : 0.0);
     t.weight_dtype = moe.expert_dtype;
-    t.activation_bits = moe.mxfp4_activation_bits;
   }
+  // The kernel's activations: vLLM's fused-MoE kernels over int4 (AWQ/GPTQ) experts, and over
+  // any quantized experts on a GPU without tensor cores for their type, dequantize them and
+  // multiply in 16 bits; over MXFP4 experts (gpt-oss's own, or --quantization mxfp4) they take the
+  // deployment's MXFP4 backend's activations (bf16 by default, also on Blackwell: FlashInfer's
+  // MXFP4 x BF16 kernel; MXFP8 when asked). fp8, int8 and NVFP4 experts run W8A8 / W4A4.
+  t.activation_bits = model::has_mxfp4_experts(m_)                 ? moe.mxfp4_activation_bits
+                      : t.quantized && P_.dtypes.quant_dequantizes ? 16
+                                                                   : 0;
+  // Experts the method left unconverted (16-bit) have no wider activations.
   if (!activation_key(OpClass::kMoe, t.weight_dtype, t.activation_bits)) t.activation_bits = 0;
   if (t.activation_bits > 0) geo.a = t.activation_bits / 8.0;
   if (!moe.expert_parallel && gate_ == 2.0) {
