@@ -78,6 +78,7 @@ Json serving_inputs_json(const run::ResolvedScenario& s) {
     dis["decode_replicas"] = s.sim.num_replicas;
     dis["decode_tensor_parallel_size"] = d.tensor_parallel_size;
     dis["decode_pipeline_parallel_size"] = d.pipeline_parallel_size;
+    if (d.data_parallel_size > 1) dis["decode_data_parallel_size"] = d.data_parallel_size;
     dis["gpus"] = d.disaggregated_gpus(s.sim.num_prefill_replicas, s.sim.num_replicas);
     dis["kv_transfer_bandwidth_bytes_per_s"] =
         d.kv_transfer_bandwidth ? Json(*d.kv_transfer_bandwidth) : Json(nullptr);
@@ -139,14 +140,17 @@ std::string deployment_label(const run::ResolvedScenario& s) {
           (d.enable_expert_parallel ? " (expert parallel)" : "") + " per replica";
   }
   if (s.sim.num_prefill_replicas > 0) {
+    std::string decode_shape = std::to_string(d.tensor_parallel_size) + " " + gpu;
+    if (d.pipeline_parallel_size > 1) {
+      decode_shape += " × " + std::to_string(d.pipeline_parallel_size) + " pipeline stages";
+    }
+    if (d.data_parallel_size > 1) {
+      decode_shape += " × " + std::to_string(d.data_parallel_size) + " data-parallel ranks";
+    }
     out = std::to_string(s.sim.num_prefill_replicas) + " prefill × " +
           std::to_string(d.prefill_tensor_parallel_size) + " + " +
-          std::to_string(s.sim.num_replicas) + " decode × " +
-          std::to_string(d.tensor_parallel_size) + " " + gpu +
-          (d.pipeline_parallel_size > 1
-               ? " × " + std::to_string(d.pipeline_parallel_size) + " pipeline stages"
-               : "") +
-          " (disaggregated)";
+          std::to_string(s.sim.num_replicas) + " decode × " + decode_shape +
+          (d.enable_expert_parallel ? " (disaggregated, expert parallel)" : " (disaggregated)");
   } else if (s.sim.num_replicas > 1) {
     out += ", " + std::to_string(s.sim.num_replicas) + " replicas";
   }

@@ -185,7 +185,8 @@ Deployment resolve_deployment(const config::ScenarioDeployment& given, GpuRequir
                          : "--enable-expert-parallel",
                      p);
   }
-  d.model = model::shard_experts(d.model, d.tensor_parallel_size, d.data_parallel_size,
+  const model::ModelSpec whole = d.model;  // the prefill instances shard it their own way
+  d.model = model::shard_experts(whole, d.tensor_parallel_size, d.data_parallel_size,
                                  d.enable_expert_parallel);
   d.gpu_memory_utilization = given.gpu_memory_utilization;
   d.block_size = given.block_size;
@@ -214,10 +215,14 @@ Deployment resolve_deployment(const config::ScenarioDeployment& given, GpuRequir
   d.prefill_tensor_parallel_size = given.prefill_tensor_parallel_size > 0
                                        ? given.prefill_tensor_parallel_size
                                        : d.tensor_parallel_size;
-  if (const std::string p = model::tensor_parallel_problem(d.model, d.prefill_tensor_parallel_size);
-      !p.empty()) {
-    throw flag_error("--prefill-tensor-parallel-size", p);
+  for (const std::string& p :
+       {model::tensor_parallel_problem(whole, d.prefill_tensor_parallel_size),
+        model::expert_parallel_problem(whole, d.prefill_tensor_parallel_size, 1,
+                                       d.enable_expert_parallel)}) {
+    if (!p.empty()) throw flag_error("--prefill-tensor-parallel-size", p);
   }
+  d.prefill_model =
+      model::shard_experts(whole, d.prefill_tensor_parallel_size, 1, d.enable_expert_parallel);
   if (given.kv_transfer_bandwidth_gb_s) {
     d.kv_transfer_bandwidth = *given.kv_transfer_bandwidth_gb_s * 1e9;
   }
@@ -279,25 +284,21 @@ void apply_engine_defaults(const config::Scenario& s, const Deployment& d, sim::
 
 std::optional<Error> ResolvedScenario::not_modelled() const {
   const Deployment& d = deployment;
-  const bool data_parallel = d.data_parallel_size > 1 || d.enable_expert_parallel;
   if (d.data_parallel_size > 1 && d.pipeline_parallel_size > 1) {
     return flag_error("--data-parallel-size",
                       "data parallelism with pipeline parallelism is not modelled; use "
                       "--pipeline-parallel-size 1 or --data-parallel-size 1");
-  }
-  if (sim.num_prefill_replicas > 0 && data_parallel) {
-    return flag_error("--prefill-replicas",
-                      "disaggregated serving with data or expert parallelism is not modelled; use "
-                      "--prefill-replicas 0, or --data-parallel-size 1 without "
-                      "--enable-expert-parallel");
   }
   return std::nullopt;
 }
 
 sim::DeploymentInputs ResolvedScenario::prefill_deployment_inputs() const {
   sim::DeploymentInputs in = deployment_inputs();
+  in.model = &deployment.prefill_model;
   in.tensor_parallel_size = deployment.prefill_tensor_parallel_size;
-  in.pipeline_parallel_size = 1;  // --pipeline-parallel-size stages the decode instances only
+  // --pipeline-parallel-size and --data-parallel-size shape the decode instances only.
+  in.pipeline_parallel_size = 1;
+  in.data_parallel_size = 1;
   return in;
 }
 
@@ -316,9 +317,11 @@ sim::SimSetup::PrefillPool ResolvedScenario::prefill_pool(
                          " GPUs) cross the " + link.name + " link, which " + hw.name +
                          " does not give (" + link.field + "): give the KV link's bandwidth");
   }
-  // Each prefill GPU sends its heads' KV, each decode GPU (a stage's TP rank) receives its
-  // layers' and heads' share: as many transfers run at once as the smaller side has GPUs.
-  const std::int64_t streams = std::min(d.prefill_tensor_parallel_size, d.gpus_per_replica());
+  // Each prefill GPU sends its heads' KV, each GPU of the receiving decode rank (a stage's TP
+  // rank; one data-parallel rank takes the request) receives its layers' and heads' share: as
+  // many transfers run at once as the smaller side has GPUs.
+  const std::int64_t streams =
+      std::min(d.prefill_tensor_parallel_size, d.tensor_parallel_size * d.pipeline_parallel_size);
   sim::SimSetup::PrefillPool pool;
   pool.num_replicas = sim.num_prefill_replicas;
   pool.cost_model = &prefill.cost_model();

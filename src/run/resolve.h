@@ -63,9 +63,11 @@ struct Deployment {
   model::VllmRelease vllm_release = model::kDefaultVllmRelease;  // whose V1 profile
   std::optional<Bytes> kv_cache_memory_bytes;                    // vLLM's override (v1)
   std::optional<std::int64_t> num_gpu_blocks_override;           // vLLM's override (v1)
-  // Disaggregated serving: GPUs per prefill instance (checked against the model), and the KV
-  // link's overrides.
+  // Disaggregated serving: GPUs per prefill instance (checked against the model), one of its
+  // GPUs' view of the model (one engine, no data parallelism: the routed experts spread over its
+  // TP GPUs, whole ones with expert parallelism), and the KV link's overrides.
   std::int64_t prefill_tensor_parallel_size = 1;
+  model::ModelSpec prefill_model;
   std::optional<double> kv_transfer_bandwidth;  // bytes/s per GPU
   std::optional<double> kv_transfer_latency_s;
 
@@ -101,14 +103,14 @@ struct ResolvedScenario {
   // The deployment builder's inputs (sim::build_deployment); they point into this object.
   sim::DeploymentInputs deployment_inputs() const;
   // Why the simulator cannot run this combination of valid settings, naming the flag: data
-  // parallelism with pipeline parallelism; disaggregated serving with data or expert
-  // parallelism. nullopt when it can. run::run throws it; `kvsim plan` lists the point as
-  // "not modelled" and goes on.
+  // parallelism with pipeline parallelism. nullopt when it can. run::run throws it; `kvsim plan`
+  // lists the point as "not modelled" and goes on.
   std::optional<Error> not_modelled() const;
   // Disaggregated serving (sim.num_prefill_replicas > 0): the prefill instances' builder inputs
-  // (deployment_inputs() at the prefill tensor-parallel size), and the pool the simulator runs
-  // from `prefill` (built from them; must outlive the run): its KV moves over
-  // min(prefill TP, decode TP) parallel streams of the link — the GPU's NVLink when every
+  // (deployment_inputs() at the prefill tensor-parallel size, one stage, one data-parallel rank,
+  // prefill_model), and the pool the simulator runs from `prefill` (built from them; must outlive
+  // the run): its KV moves over min(prefill TP, decode TP × PP) parallel streams (the GPUs of
+  // the one decode rank that receives it) of the link — the GPU's NVLink when every
   // instance fits one node, else its inter-node link — or the overrides; an inter-node link
   // without a bandwidth is an error (--kv-transfer-bandwidth-gb-s).
   sim::DeploymentInputs prefill_deployment_inputs() const;

@@ -374,10 +374,9 @@ void Simulator::build_replicas() {
   engines_ = setup_.pipeline ? setup_.pipeline->num_stages() : dp_;
   lockstep_ = setup_.data_parallel.lockstep && dp_ > 1;
   num_prefill_ = setup_.prefill.num_replicas;
-  KVSIM_ASSERT(num_prefill_ == 0 || dp_ == 1, "disaggregated serving without data parallelism");
   if (num_prefill_ > 0) {
-    // Disaggregated: the prefill replicas run one engine each, without a pipeline (the decode
-    // replicas may have one).
+    // Disaggregated: the prefill replicas run one engine each, without a pipeline or data-parallel
+    // ranks (the decode replicas may have either), and never in lockstep.
     for (std::int64_t i = 0; i < num_prefill_; ++i) {
       replicas_.push_back(std::make_unique<Replica>(static_cast<std::uint32_t>(i), opts_,
                                                     setup_.prefill.make_allocator(),
@@ -437,7 +436,7 @@ void Simulator::dispatch(const Event& e, TimeNs now) {
     case EventKind::kStepEnd:
       replicas_[e.replica]->finish_step(now);
       mark(e.replica);
-      if (lockstep_) {
+      if (lockstep_ && e.replica >= first_decode()) {
         // Every rank may step again, the ones that ran a dummy batch included.
         const std::size_t g = group_of(e.replica);
         group_busy_[g] = 0;
@@ -465,7 +464,7 @@ void Simulator::start_steps(TimeNs now) {
   for (std::uint32_t i : dirty_) {
     is_dirty_[i] = 0;
     Replica& rep = *replicas_[i];
-    if (lockstep_) {
+    if (lockstep_ && i >= first_decode()) {
       // Every rank of an idle group is idle; its lowest marked rank starts the group's step.
       const std::size_t g = group_of(i);
       if (g != last_group && !group_busy_[g]) start_lockstep_step(g, now);

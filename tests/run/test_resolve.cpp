@@ -149,7 +149,7 @@ TEST_CASE("Engine v0, or a V0 scheduler named, keeps the V0 defaults", "[run][v1
   }
 }
 
-TEST_CASE("Data and expert parallelism: one GPU's model, and the combinations not modelled",
+TEST_CASE("Data and expert parallelism: one GPU's model, and the combination not modelled",
           "[run][ep]") {
   Scenario s = kvsim::config::load_scenario(golden("two-requests/scenario.yaml"));
   s.deployment.model = "mixtral-8x7b";
@@ -163,23 +163,55 @@ TEST_CASE("Data and expert parallelism: one GPU's model, and the combinations no
   CHECK(r.deployment.model.moe.expert_parallel);
   CHECK(r.deployment.gpus_per_replica() == 4);
   CHECK_FALSE(r.not_modelled().has_value());
-  s.sim.num_prefill_replicas = 1;
-  r = kvsim::run::resolve_scenario(s);
-  REQUIRE(r.not_modelled().has_value());
-  CHECK_THAT(r.not_modelled()->what(),
-             Catch::Contains("--prefill-replicas") &&
-                 Catch::Contains("disaggregated serving with data or expert parallelism"));
-  CHECK_THROWS_WITH(kvsim::run::run(r, nullptr), Catch::Contains("is not modelled"));
-  s.sim.num_prefill_replicas = 0;
   s.deployment.pipeline_parallel_size = 2;
   r = kvsim::run::resolve_scenario(s);
   REQUIRE(r.not_modelled().has_value());
   CHECK_THAT(r.not_modelled()->what(), Catch::Contains("--data-parallel-size"));
+  CHECK_THROWS_WITH(kvsim::run::run(r, nullptr), Catch::Contains("is not modelled"));
   // More GPUs than experts: refused when resolving, at the flag.
   s.deployment.pipeline_parallel_size = 1;
   s.deployment.data_parallel_size = 8;
   CHECK_THROWS_WITH(kvsim::run::resolve_scenario(s),
                     Catch::Contains("--enable-expert-parallel") &&
+                        Catch::Contains("leaves GPUs without an expert"));
+}
+
+TEST_CASE("Disaggregated serving in front of data- and expert-parallel decode instances",
+          "[run][ep][disagg]") {
+  Scenario s = kvsim::config::load_scenario(golden("two-requests/scenario.yaml"));
+  s.deployment.model = "mixtral-8x7b";
+  s.deployment.gpu = "h100-sxm";
+  s.deployment.tensor_parallel_size = 2;
+  s.deployment.data_parallel_size = 2;
+  s.deployment.enable_expert_parallel = true;
+  s.deployment.prefill_tensor_parallel_size = 4;
+  s.sim.num_prefill_replicas = 1;
+  const kvsim::run::ResolvedScenario r = kvsim::run::resolve_scenario(s);
+  CHECK_FALSE(r.not_modelled().has_value());
+  // Decode: 8 experts over DP 2 × TP 2 = 4 GPUs. Prefill: one engine of 4 GPUs, 2 experts each.
+  CHECK(r.deployment.model.moe.shard_ranks == 4);
+  const kvsim::sim::DeploymentInputs prefill = r.prefill_deployment_inputs();
+  CHECK(prefill.tensor_parallel_size == 4);
+  CHECK(prefill.data_parallel_size == 1);
+  CHECK(prefill.pipeline_parallel_size == 1);
+  CHECK(prefill.model->moe.shard_ranks == 4);
+  CHECK(prefill.model->moe.expert_parallel);
+  CHECK(r.deployment.disaggregated_gpus(1, 1) == 8);
+  // The prompt's KV goes to one rank (TP 2): min(4, 2) = 2 streams of NVLink (one node of 8).
+  const kvsim::sim::BuiltDeployment built = kvsim::sim::build_deployment(prefill, r.sim);
+  const kvsim::sim::SimSetup::PrefillPool pool = r.prefill_pool(built);
+  CHECK(pool.bandwidth == Approx(2 * 450e9));
+  // Without expert parallelism the prefill instance splits every expert over its 4 GPUs.
+  s.deployment.enable_expert_parallel = false;
+  const kvsim::run::ResolvedScenario tp_only = kvsim::run::resolve_scenario(s);
+  CHECK_FALSE(tp_only.deployment.prefill_model.moe.expert_parallel);
+  CHECK(tp_only.deployment.prefill_model.moe.shard_ranks == 0);  // its TP group
+  // A prefill instance of more GPUs than experts cannot hold whole experts.
+  s.deployment.enable_expert_parallel = true;
+  s.deployment.data_parallel_size = 1;
+  s.deployment.prefill_tensor_parallel_size = 16;
+  CHECK_THROWS_WITH(kvsim::run::resolve_scenario(s),
+                    Catch::Contains("--prefill-tensor-parallel-size") &&
                         Catch::Contains("leaves GPUs without an expert"));
 }
 

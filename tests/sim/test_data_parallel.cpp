@@ -100,3 +100,44 @@ TEST_CASE("An MoE model's data-parallel ranks step in lockstep", "[sim][dp]") {
     CHECK(run.ended.at(0).finish_ns == (2101 + 1551) * kUs);
   }
 }
+
+TEST_CASE("Disaggregated serving in front of an MoE model's lockstep data-parallel ranks",
+          "[sim][dp][disagg]") {
+  // Engine 0 is the prefill replica (1 ms a step); engines 1 and 2 are the two ranks of the one
+  // decode replica, priced by dp_cost(). KV: 1,000 B per token over 1 MB/s, 0.5 ms latency.
+  FixedCostModel prefill_cost;
+  prefill_cost.per_step_ns = 1000 * kUs;
+  const FixedCostModel c = dp_cost();
+  SimRun run;
+  sim::SimSetup setup;
+  setup.options = small_options();
+  setup.cost_model = &c;
+  setup.data_parallel = {.size = 2, .lockstep = true};
+  setup.make_allocator = fake_allocators(run);
+  setup.prefill.num_replicas = 1;
+  setup.prefill.cost_model = &prefill_cost;
+  setup.prefill.make_allocator = fake_allocators(run);
+  setup.prefill.bytes_per_token = 1000;
+  setup.prefill.bandwidth = 1e6;
+  setup.prefill.latency_s = 0.5e-3;
+  // R0 (10 prompt tokens, 20 out) and R1 (10, 2) prefill together in [0, 1 ms] on engine 0 and
+  // are sent one after the other: 0.5 + 10 ms each, arriving at 11.5 and 22 ms.
+  // R0 joins rank 0 (both score 0). From 11.5 ms the group steps: rank 0 computes R0's token-1
+  // KV (1 token, 10 cached: 1 + 0.01 ms) or decodes it (1 + 0.1 ms), while idle rank 1 runs its
+  // dummy decode (1 + 0.1 ms), both with 2 MoE tokens: every step is 1.102 ms, and R0's token 20
+  // comes at the end of the 19th, 11.5 + 19 × 1.102 = 32.438 ms.
+  // R1 arrives during the 10th step (21.418-22.52 ms) and joins rank 1 (score 0 against rank
+  // 0's 1 running); it computes its token-1 KV in the group's 11th step: token 2 at 23.622 ms.
+  simulate_into(run, std::move(setup), {spec(0, 0, 10, 20), spec(1, 0, 10, 2)});
+  REQUIRE(run.result.metrics.completed == 2);
+  CHECK(run.allocators.size() == 3);  // the prefill replica's KV cache, then one per rank
+  CHECK(run.ended.at(0).first_token_ns == 1000 * kUs);
+  CHECK(run.ended.at(1).first_token_ns == 1000 * kUs);
+  CHECK(run.ended.at(0).replica == 1);
+  CHECK(run.ended.at(1).replica == 2);
+  CHECK(run.ended.at(0).finish_ns == 32438 * kUs);
+  CHECK(run.ended.at(1).finish_ns == 23622 * kUs);
+  CHECK(run.result.metrics.kv_transfer.max() == 21000 * kUs);  // R1: token 1 at 1 ms -> 22 ms
+  // Completions: the prefill replica's (none), then the decode replica's two ranks' together.
+  CHECK(run.result.completed_per_replica == std::vector<std::int64_t>{0, 2});
+}
