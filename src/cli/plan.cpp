@@ -161,8 +161,16 @@ struct PreparedPoint {
 
 std::string point_label(const run::ResolvedScenario& r) {
   const run::Deployment& d = r.deployment;
-  std::string label =
-      d.model.name + " on " + std::to_string(d.tensor_parallel_size) + " × " + d.hardware->name;
+  std::string label = d.model.name + " on ";
+  if (r.sim.num_prefill_replicas > 0) {  // disaggregated: the prefill instances, then the decode
+    label += std::to_string(r.sim.num_prefill_replicas) + " prefill × " +
+             std::to_string(d.prefill_tensor_parallel_size);
+    if (d.prefill_data_parallel_size > 1) {
+      label += " × DP " + std::to_string(d.prefill_data_parallel_size);
+    }
+    label += " + " + std::to_string(r.sim.num_replicas) + " decode × ";
+  }
+  label += std::to_string(d.tensor_parallel_size) + " × " + d.hardware->name;
   if (d.pipeline_parallel_size > 1) {
     label += " × " + std::to_string(d.pipeline_parallel_size) + " stages";
   }
@@ -170,7 +178,7 @@ std::string point_label(const run::ResolvedScenario& r) {
     label += " × DP " + std::to_string(d.data_parallel_size);
   }
   if (d.enable_expert_parallel) label += " (EP)";
-  if (r.sim.num_replicas > 1) {
+  if (r.sim.num_replicas > 1 && r.sim.num_prefill_replicas == 0) {
     label += " × " + std::to_string(r.sim.num_replicas) + " replicas";
   }
   return label;

@@ -92,8 +92,10 @@ struct ScenarioDeployment {
   std::optional<std::int64_t> kv_cache_memory_bytes;    // vLLM's KV-cache bytes override (v1)
   std::optional<std::int64_t> num_gpu_blocks_override;  // vLLM's blocks override (v1)
   // Disaggregated serving: the prefill instances' tensor-parallel size (0: tensor_parallel_size)
-  // and the link their KV crosses to the decode instances (nullopt: the GPU's).
+  // and data-parallel ranks, and the link their KV crosses to the decode instances (nullopt: the
+  // GPU's).
   std::int64_t prefill_tensor_parallel_size = 0;
+  std::int64_t prefill_data_parallel_size = 1;
   std::optional<double> kv_transfer_bandwidth_gb_s;
   std::optional<double> kv_transfer_latency_us;
 };

@@ -307,6 +307,16 @@ const Setting kSettings[] = {
      .grid_axis = true,
      .apply = [](Scenario& s,
                  const SettingValue& v) { s.deployment.prefill_tensor_parallel_size = v.integer; }},
+    {.path = "serving.prefill_data_parallel_size",
+     .flag = "--prefill-data-parallel-size",
+     .help = "Disaggregated serving: data-parallel ranks per prefill instance, each of "
+             "--prefill-tensor-parallel-size GPUs (an MoE model spreads its experts over all of "
+             "them, whole with --enable-expert-parallel, and steps them together; default 1)",
+     .type = SettingType::kInt,
+     .range = closed(1, 4096),
+     .grid_axis = true,
+     .apply = [](Scenario& s,
+                 const SettingValue& v) { s.deployment.prefill_data_parallel_size = v.integer; }},
     {.path = "serving.kv_transfer_bandwidth_gb_s",
      .flag = "--kv-transfer-bandwidth-gb-s",
      .help = "Disaggregated serving: GB/s per GPU of the prefill-to-decode KV link (default: the "

@@ -75,6 +75,9 @@ Json serving_inputs_json(const run::ResolvedScenario& s) {
     Json dis;
     dis["prefill_replicas"] = s.sim.num_prefill_replicas;
     dis["prefill_tensor_parallel_size"] = d.prefill_tensor_parallel_size;
+    if (d.prefill_data_parallel_size > 1) {
+      dis["prefill_data_parallel_size"] = d.prefill_data_parallel_size;
+    }
     dis["decode_replicas"] = s.sim.num_replicas;
     dis["decode_tensor_parallel_size"] = d.tensor_parallel_size;
     dis["decode_pipeline_parallel_size"] = d.pipeline_parallel_size;
@@ -147,8 +150,12 @@ std::string deployment_label(const run::ResolvedScenario& s) {
     if (d.data_parallel_size > 1) {
       decode_shape += " × " + std::to_string(d.data_parallel_size) + " data-parallel ranks";
     }
-    out = std::to_string(s.sim.num_prefill_replicas) + " prefill × " +
-          std::to_string(d.prefill_tensor_parallel_size) + " + " +
+    std::string prefill_shape = std::to_string(d.prefill_tensor_parallel_size);
+    if (d.prefill_data_parallel_size > 1) {
+      prefill_shape +=
+          " × " + std::to_string(d.prefill_data_parallel_size) + " data-parallel ranks";
+    }
+    out = std::to_string(s.sim.num_prefill_replicas) + " prefill × " + prefill_shape + " + " +
           std::to_string(s.sim.num_replicas) + " decode × " + decode_shape +
           (d.enable_expert_parallel ? " (disaggregated, expert parallel)" : " (disaggregated)");
   } else if (s.sim.num_replicas > 1) {

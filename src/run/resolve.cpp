@@ -215,14 +215,21 @@ Deployment resolve_deployment(const config::ScenarioDeployment& given, GpuRequir
   d.prefill_tensor_parallel_size = given.prefill_tensor_parallel_size > 0
                                        ? given.prefill_tensor_parallel_size
                                        : d.tensor_parallel_size;
-  for (const std::string& p :
-       {model::tensor_parallel_problem(whole, d.prefill_tensor_parallel_size),
-        model::expert_parallel_problem(whole, d.prefill_tensor_parallel_size, 1,
-                                       d.enable_expert_parallel)}) {
-    if (!p.empty()) throw flag_error("--prefill-tensor-parallel-size", p);
+  d.prefill_data_parallel_size = given.prefill_data_parallel_size;
+  if (const std::string p = model::tensor_parallel_problem(whole, d.prefill_tensor_parallel_size);
+      !p.empty()) {
+    throw flag_error("--prefill-tensor-parallel-size", p);
   }
-  d.prefill_model =
-      model::shard_experts(whole, d.prefill_tensor_parallel_size, 1, d.enable_expert_parallel);
+  if (const std::string p =
+          model::expert_parallel_problem(whole, d.prefill_tensor_parallel_size,
+                                         d.prefill_data_parallel_size, d.enable_expert_parallel);
+      !p.empty()) {
+    throw flag_error(d.prefill_data_parallel_size > 1 ? "--prefill-data-parallel-size"
+                                                      : "--prefill-tensor-parallel-size",
+                     p);
+  }
+  d.prefill_model = model::shard_experts(whole, d.prefill_tensor_parallel_size,
+                                         d.prefill_data_parallel_size, d.enable_expert_parallel);
   if (given.kv_transfer_bandwidth_gb_s) {
     d.kv_transfer_bandwidth = *given.kv_transfer_bandwidth_gb_s * 1e9;
   }
@@ -296,9 +303,8 @@ sim::DeploymentInputs ResolvedScenario::prefill_deployment_inputs() const {
   sim::DeploymentInputs in = deployment_inputs();
   in.model = &deployment.prefill_model;
   in.tensor_parallel_size = deployment.prefill_tensor_parallel_size;
-  // --pipeline-parallel-size and --data-parallel-size shape the decode instances only.
-  in.pipeline_parallel_size = 1;
-  in.data_parallel_size = 1;
+  in.pipeline_parallel_size = 1;  // --pipeline-parallel-size stages the decode instances only
+  in.data_parallel_size = deployment.prefill_data_parallel_size;
   return in;
 }
 
@@ -317,15 +323,17 @@ sim::SimSetup::PrefillPool ResolvedScenario::prefill_pool(
                          " GPUs) cross the " + link.name + " link, which " + hw.name +
                          " does not give (" + link.field + "): give the KV link's bandwidth");
   }
-  // Each prefill GPU sends its heads' KV, each GPU of the receiving decode rank (a stage's TP
-  // rank; one data-parallel rank takes the request) receives its layers' and heads' share: as
-  // many transfers run at once as the smaller side has GPUs.
+  // Each GPU of the prefill rank that computed the prompt sends its heads' KV, each GPU of the
+  // receiving decode rank (a stage's TP rank) receives its layers' and heads' share: as many
+  // transfers run at once as the smaller side has GPUs.
   const std::int64_t streams =
       std::min(d.prefill_tensor_parallel_size, d.tensor_parallel_size * d.pipeline_parallel_size);
   sim::SimSetup::PrefillPool pool;
   pool.num_replicas = sim.num_prefill_replicas;
   pool.cost_model = &prefill.cost_model();
-  pool.make_allocator = prefill.setup(sim).make_allocator;
+  const sim::SimSetup setup = prefill.setup(sim);
+  pool.make_allocator = setup.make_allocator;
+  pool.data_parallel = setup.data_parallel;
   pool.bytes_per_token = model::kv_bytes_per_token(d.model, d.kv_format, 1);
   pool.bandwidth = link.bandwidth * static_cast<double>(streams);
   pool.latency_s = link.latency_s;

@@ -53,20 +53,22 @@ struct Deployment {
   std::int64_t gpus_per_replica() const {
     return tensor_parallel_size * pipeline_parallel_size * data_parallel_size;
   }
-  // Disaggregated serving: `prefill` prefill instances (prefill TP each, no pipeline) and
-  // `decode` decode instances (gpus_per_replica each).
+  // Disaggregated serving: `prefill` prefill instances (prefill TP × prefill DP each, no
+  // pipeline) and `decode` decode instances (gpus_per_replica each).
   std::int64_t disaggregated_gpus(std::int64_t prefill, std::int64_t decode) const {
-    return prefill * prefill_tensor_parallel_size + decode * gpus_per_replica();
+    return prefill * prefill_tensor_parallel_size * prefill_data_parallel_size +
+           decode * gpus_per_replica();
   }
   bool runtime_overhead_given = false;  // V1: runtime_overhead_bytes replaces the estimate
   model::MemoryEngine engine = model::MemoryEngine::kVllmV1;
   model::VllmRelease vllm_release = model::kDefaultVllmRelease;  // whose V1 profile
   std::optional<Bytes> kv_cache_memory_bytes;                    // vLLM's override (v1)
   std::optional<std::int64_t> num_gpu_blocks_override;           // vLLM's override (v1)
-  // Disaggregated serving: GPUs per prefill instance (checked against the model), one of its
-  // GPUs' view of the model (one engine, no data parallelism: the routed experts spread over its
-  // TP GPUs, whole ones with expert parallelism), and the KV link's overrides.
+  // Disaggregated serving: a prefill instance's TP size and data-parallel ranks (checked against
+  // the model), one of its GPUs' view of the model (model::shard_experts over its DP × TP GPUs,
+  // with enable_expert_parallel), and the KV link's overrides.
   std::int64_t prefill_tensor_parallel_size = 1;
+  std::int64_t prefill_data_parallel_size = 1;
   model::ModelSpec prefill_model;
   std::optional<double> kv_transfer_bandwidth;  // bytes/s per GPU
   std::optional<double> kv_transfer_latency_s;
@@ -107,10 +109,11 @@ struct ResolvedScenario {
   // lists the point as "not modelled" and goes on.
   std::optional<Error> not_modelled() const;
   // Disaggregated serving (sim.num_prefill_replicas > 0): the prefill instances' builder inputs
-  // (deployment_inputs() at the prefill tensor-parallel size, one stage, one data-parallel rank,
+  // (deployment_inputs() at the prefill tensor- and data-parallel sizes, one stage,
   // prefill_model), and the pool the simulator runs from `prefill` (built from them; must outlive
-  // the run): its KV moves over min(prefill TP, decode TP × PP) parallel streams (the GPUs of
-  // the one decode rank that receives it) of the link — the GPU's NVLink when every
+  // the run): a prompt's KV moves from the GPUs of the prefill rank that computed it to those of
+  // the decode rank that receives it, over min(prefill TP, decode TP × PP) parallel streams of
+  // the link — the GPU's NVLink when every
   // instance fits one node, else its inter-node link — or the overrides; an inter-node link
   // without a bandwidth is an error (--kv-transfer-bandwidth-gb-s).
   sim::DeploymentInputs prefill_deployment_inputs() const;

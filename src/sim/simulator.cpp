@@ -101,18 +101,38 @@ class Simulator final : public RequestSink {
   // Runs events up to `limit`; returns whether it stopped there. `now` ends at the last event.
   bool run_events(TimeNs limit, TimeNs& now);
   void dispatch(const Event& e, TimeNs now);
+  // The replicas of one pool, each a group of engines (its pipeline virtual engines or its
+  // data-parallel ranks): the prefill pool (disaggregated serving: replicas_[0, first_decode()),
+  // empty otherwise) and the decode pool (every replica when aggregated).
+  struct EnginePool {
+    std::size_t first = 0;      // its first engine in replicas_
+    std::int64_t replicas = 0;  // groups of `engines` adjacent engines
+    std::int64_t engines = 1;   // engines per replica
+    std::int64_t dp = 1;        // data-parallel ranks per replica (each on GPUs of its own)
+    bool lockstep = false;      // the ranks step together (SimSetup::DataParallel::lockstep)
+    const cost::CostModel* cost_model = nullptr;  // lockstep: prices each rank's batch
+    std::vector<char> busy;                       // lockstep: a replica's step is in flight
+
+    std::size_t end() const { return first + static_cast<std::size_t>(replicas * engines); }
+    // The replica engine `engine` (one of this pool's) belongs to, and that replica's first.
+    std::size_t group_of(std::size_t engine) const {
+      return (engine - first) / static_cast<std::size_t>(engines);
+    }
+    std::size_t group_first(std::size_t group) const {
+      return first + group * static_cast<std::size_t>(engines);
+    }
+  };
+  EnginePool& pool_of(std::size_t engine) { return engine < first_decode() ? prefill_ : decode_; }
+  const EnginePool& pool_of(std::size_t engine) const {
+    return engine < first_decode() ? prefill_ : decode_;
+  }
+  // Sets up `pool` from `dp` (the first engine and replicas set): `engines` engines per replica.
+  void set_pool(EnginePool& pool, const SimSetup::DataParallel& dp, std::int64_t engines,
+                const cost::CostModel* cost_model);
   void start_steps(TimeNs now);  // on every replica marked since the last call that is idle
-  // Lockstep data parallelism (SimSetup::DataParallel): the engines of replica `group` start one
-  // step together, which ends when the slowest rank's does.
-  void start_lockstep_step(std::size_t group, TimeNs now);
-  // The replica (group of engines) engine `engine` belongs to.
-  std::size_t group_of(std::uint32_t engine) const {
-    return (engine - first_decode()) / static_cast<std::size_t>(engines_);
-  }
-  // The first engine of replica `group`.
-  std::size_t group_first(std::size_t group) const {
-    return first_decode() + group * static_cast<std::size_t>(engines_);
-  }
+  // Lockstep data parallelism (SimSetup::DataParallel): the engines of replica `group` of `pool`
+  // start one step together, which ends when the slowest rank's does.
+  void start_lockstep_step(EnginePool& pool, std::size_t group, TimeNs now);
   // After a lone step end of `replica` at `now`: its next pure-decode steps whose ends would be
   // the next events anyway (before any queued event, timeline sample or the time limit) are
   // applied at once (Replica::begin_fast_forward). `now` moves to the last one's end, where
@@ -132,20 +152,17 @@ class Simulator final : public RequestSink {
   void join(RequestPool::Slot slot, const trace::RequestSpec& spec, TimeNs now);
   // A request has passed the front end (the first of in_frontend_): it joins.
   void on_frontend_done(const Event& e, TimeNs now);
-  // What the router sees of replicas_[first, first + loads.size()), into `loads`.
-  void measure_loads(std::size_t first, std::vector<ReplicaLoad>& loads) const {
-    for (std::size_t i = 0; i < loads.size(); ++i) {
-      const Replica& rep = *replicas_[first + i];
-      loads[i] = ReplicaLoad{rep.num_outstanding(), rep.kv_usage()};
-    }
-  }
+  // What the router sees of each replica of `pool` (its engines' unfinished requests summed,
+  // their KV use averaged), into `loads`.
+  void measure_loads(const EnginePool& pool, std::vector<ReplicaLoad>& loads) const;
   // The decode replicas start at this index (the prefill replicas come first).
-  std::uint32_t first_decode() const { return static_cast<std::uint32_t>(num_prefill_); }
-  // The engine of replica `group` a new request joins: with virtual engines (pipeline
-  // parallelism), the one with the fewest unfinished requests (the lowest of equals), as vLLM V0.
-  std::uint32_t engine_for(std::uint32_t group) const;
-  // The (decode) engine a request joins: the router picks a replica from their loads (each
-  // replica's engines summed), engine_for the engine within it.
+  std::uint32_t first_decode() const { return static_cast<std::uint32_t>(decode_.first); }
+  // The engine of replica `group` of `pool` a new request joins: with virtual engines (pipeline
+  // parallelism), the one with the fewest unfinished requests (the lowest of equals), as vLLM
+  // V0; with data-parallel ranks, the lowest 4 × waiting + running (vLLM's balancer).
+  std::uint32_t engine_for(const EnginePool& pool, std::size_t group) const;
+  // The (decode) engine a request joins: the router picks a replica from their loads,
+  // engine_for the engine within it.
   std::uint32_t route_to_engine(const trace::RequestSpec& spec);
   TimelinePoint current_state() const;
 
@@ -156,16 +173,14 @@ class Simulator final : public RequestSink {
   Metrics metrics_;
   RequestPool pool_;
   EventQueue events_;
-  // One per engine: num_replicas × engines_, replica r's engines at [r × engines_, ...).
+  // One per engine: the prefill pool's, then the decode pool's; a pool's replica r has its
+  // engines at [first + r × engines, ...).
   std::vector<std::unique_ptr<Replica>> replicas_;
-  std::int64_t engines_ = 1;  // engines per replica (its pipeline stages or data-parallel ranks)
-  std::int64_t dp_ = 1;       // data-parallel ranks per replica (each on GPUs of its own)
-  bool lockstep_ = false;     // the ranks step together (SimSetup::DataParallel::lockstep)
-  std::vector<char> group_busy_;             // lockstep: a replica's step is in flight
+  EnginePool prefill_, decode_;
+  bool any_lockstep_ = false;                // a pool's ranks step together
   std::vector<cost::StepBatch> dp_batches_;  // lockstep: each rank's batch as priced
-  // Disaggregated serving: the prefill replicas (replicas_[0, num_prefill_)), their router and
-  // when each one's outgoing link is free.
-  std::int64_t num_prefill_ = 0;
+  // Disaggregated serving: the prefill replicas' router and when each prefill engine's outgoing
+  // link is free.
   std::unique_ptr<Router> prefill_router_;
   std::vector<ReplicaLoad> prefill_loads_;
   std::vector<TimeNs> send_free_;
@@ -279,9 +294,9 @@ void Simulator::on_prefill_done(RequestPool::Slot slot) {
 
 void Simulator::join(RequestPool::Slot slot, const trace::RequestSpec& spec, TimeNs now) {
   std::uint32_t target = 0;
-  if (num_prefill_ > 0) {
-    measure_loads(0, prefill_loads_);
-    target = prefill_router_->route(spec, prefill_loads_);
+  if (prefill_.replicas > 0) {
+    measure_loads(prefill_, prefill_loads_);
+    target = engine_for(prefill_, prefill_router_->route(spec, prefill_loads_));
   } else {
     target = route_to_engine(spec);
   }
@@ -311,31 +326,36 @@ void Simulator::on_kv_transfer_done(const Event& e, TimeNs now) {
   replicas_[target]->enqueue(e.request, now);
 }
 
-std::uint32_t Simulator::route_to_engine(const trace::RequestSpec& spec) {
-  std::uint32_t group = 0;
-  if (loads_.size() > 1) {
-    for (std::size_t g = 0; g < loads_.size(); ++g) {
-      ReplicaLoad load;
-      for (std::int64_t e = 0; e < engines_; ++e) {
-        const Replica& rep = *replicas_[group_first(g) + static_cast<std::size_t>(e)];
-        load.outstanding += rep.num_outstanding();
-        load.kv_usage += rep.kv_usage() / static_cast<double>(engines_);
-      }
-      loads_[g] = load;
+void Simulator::measure_loads(const EnginePool& pool, std::vector<ReplicaLoad>& loads) const {
+  for (std::size_t g = 0; g < loads.size(); ++g) {
+    ReplicaLoad load;
+    for (std::int64_t e = 0; e < pool.engines; ++e) {
+      const Replica& rep = *replicas_[pool.group_first(g) + static_cast<std::size_t>(e)];
+      load.outstanding += rep.num_outstanding();
+      load.kv_usage += rep.kv_usage() / static_cast<double>(pool.engines);
     }
-    group = router_->route(spec, loads_);
+    loads[g] = load;
   }
-  return engine_for(group);
 }
 
-std::uint32_t Simulator::engine_for(std::uint32_t group) const {
-  const auto first = static_cast<std::uint32_t>(group_first(group));
+std::uint32_t Simulator::route_to_engine(const trace::RequestSpec& spec) {
+  std::size_t group = 0;
+  if (loads_.size() > 1) {
+    measure_loads(decode_, loads_);
+    group = router_->route(spec, loads_);
+  }
+  return engine_for(decode_, group);
+}
+
+std::uint32_t Simulator::engine_for(const EnginePool& pool, std::size_t group) const {
+  const auto first = static_cast<std::uint32_t>(pool.group_first(group));
+  const auto last = static_cast<std::uint32_t>(first + pool.engines);
   // Pipeline engines: the fewest unfinished; data-parallel ranks: vLLM's load-balancing score.
-  const auto score = [this](const Replica& rep) {
-    return dp_ > 1 ? 4 * rep.num_waiting() + rep.num_running() : rep.num_outstanding();
+  const auto score = [&pool](const Replica& rep) {
+    return pool.dp > 1 ? 4 * rep.num_waiting() + rep.num_running() : rep.num_outstanding();
   };
   std::uint32_t best = first;
-  for (std::uint32_t i = first + 1; i < first + engines_; ++i) {
+  for (std::uint32_t i = first + 1; i < last; ++i) {
     if (score(*replicas_[i]) < score(*replicas_[best])) best = i;
   }
   return best;
@@ -356,7 +376,8 @@ TimelinePoint Simulator::current_state() const {
   }
   // A replica's pipeline engines share its GPUs, its data-parallel ranks hold GPUs of their own;
   // prefill replicas count as replicas.
-  const auto n = static_cast<Bytes>(opts_.num_replicas * dp_ + num_prefill_);
+  const auto n =
+      static_cast<Bytes>(decode_.replicas * decode_.dp + prefill_.replicas * prefill_.dp);
   p.used_bytes = sum.used() / n;
   p.reserved_bytes = sum.reservation / n;
   p.free_bytes = (sum.free + sum.external_fragmentation) / n;
@@ -366,66 +387,80 @@ TimelinePoint Simulator::current_state() const {
   return p;
 }
 
+void Simulator::set_pool(EnginePool& pool, const SimSetup::DataParallel& dp, std::int64_t engines,
+                         const cost::CostModel* cost_model) {
+  KVSIM_ASSERT(dp.size >= 1 && (dp.size == 1 || engines == dp.size),
+               "data parallelism without pipeline parallelism");
+  pool.engines = engines;
+  pool.dp = dp.size;
+  pool.lockstep = dp.lockstep && dp.size > 1;
+  pool.cost_model = cost_model;
+  pool.busy.assign(static_cast<std::size_t>(pool.replicas), 0);
+  any_lockstep_ = any_lockstep_ || pool.lockstep;
+  if (pool.lockstep && static_cast<std::int64_t>(dp_batches_.size()) < dp.size) {
+    dp_batches_.resize(static_cast<std::size_t>(dp.size));
+  }
+}
+
 void Simulator::build_replicas() {
   const Replica::Context ctx{&pool_, &metrics_, &events_, this};
-  dp_ = setup_.data_parallel.size;
-  KVSIM_ASSERT(dp_ >= 1 && (dp_ == 1 || setup_.pipeline == nullptr),
-               "data parallelism without pipeline parallelism");
-  engines_ = setup_.pipeline ? setup_.pipeline->num_stages() : dp_;
-  lockstep_ = setup_.data_parallel.lockstep && dp_ > 1;
-  num_prefill_ = setup_.prefill.num_replicas;
-  if (num_prefill_ > 0) {
-    // Disaggregated: the prefill replicas run one engine each, without a pipeline or data-parallel
-    // ranks (the decode replicas may have either), and never in lockstep.
-    for (std::int64_t i = 0; i < num_prefill_; ++i) {
-      replicas_.push_back(std::make_unique<Replica>(static_cast<std::uint32_t>(i), opts_,
-                                                    setup_.prefill.make_allocator(),
-                                                    *setup_.prefill.cost_model, ctx));
-      replicas_.back()->set_prefill_only();
-    }
-    prefill_router_ =
-        std::make_unique<Router>(opts_.router, num_prefill_, replicas_.front()->capacity_slots());
-    prefill_loads_.resize(static_cast<std::size_t>(num_prefill_));
-    send_free_.assign(static_cast<std::size_t>(num_prefill_), 0);
+  // Disaggregated: the prefill replicas come first, each one engine or a group of data-parallel
+  // ranks (never a pipeline), prefill-only.
+  prefill_.replicas = setup_.prefill.num_replicas;
+  set_pool(prefill_, setup_.prefill.data_parallel, setup_.prefill.data_parallel.size,
+           setup_.prefill.cost_model);
+  for (std::size_t i = 0; i < prefill_.end(); ++i) {
+    replicas_.push_back(std::make_unique<Replica>(static_cast<std::uint32_t>(i), opts_,
+                                                  setup_.prefill.make_allocator(),
+                                                  *setup_.prefill.cost_model, ctx));
+    replicas_.back()->set_prefill_only();
+    if (prefill_.lockstep) replicas_.back()->set_lockstep();
   }
-  for (std::int64_t i = 0; i < opts_.num_replicas * engines_; ++i) {
+  if (prefill_.replicas > 0) {
+    prefill_router_ = std::make_unique<Router>(
+        opts_.router, prefill_.replicas, replicas_.front()->capacity_slots() * prefill_.engines);
+    prefill_loads_.resize(static_cast<std::size_t>(prefill_.replicas));
+    send_free_.assign(prefill_.end(), 0);
+  }
+  decode_.first = prefill_.end();
+  decode_.replicas = opts_.num_replicas;
+  set_pool(decode_, setup_.data_parallel,
+           setup_.pipeline ? setup_.pipeline->num_stages() : setup_.data_parallel.size,
+           setup_.cost_model);
+  for (std::int64_t i = 0; i < decode_.replicas * decode_.engines; ++i) {
     PipelineClock* clock = nullptr;
     if (setup_.pipeline) {
-      if (i % engines_ == 0) clocks_.push_back(std::make_unique<PipelineClock>(*setup_.pipeline));
+      if (i % decode_.engines == 0) {
+        clocks_.push_back(std::make_unique<PipelineClock>(*setup_.pipeline));
+      }
       clock = clocks_.back().get();
     }
-    replicas_.push_back(std::make_unique<Replica>(static_cast<std::uint32_t>(num_prefill_ + i),
+    replicas_.push_back(std::make_unique<Replica>(static_cast<std::uint32_t>(decode_.first + i),
                                                   opts_, setup_.make_allocator(),
                                                   *setup_.cost_model, ctx, clock));
-    if (lockstep_) replicas_.back()->set_lockstep();
+    if (decode_.lockstep) replicas_.back()->set_lockstep();
   }
   if (setup_.warm_prefixes != nullptr && opts_.warm_prefix_cache && opts_.enable_prefix_caching) {
     std::vector<std::uint64_t> ids;
     trace::RequestSpec spec;
     // A replica's engines (pipeline virtual engines, data-parallel ranks) keep a prefix cache
     // each, and the earlier run sent each request to one of them: prompt k warms engine k mod E of
-    // every replica (the prefill replicas hold one engine each).
+    // every replica, in either pool.
     for (std::uint64_t k = 0; setup_.warm_prefixes->next(spec); ++k) {
       expand_prefix_blocks(spec, opts_.block_size, ids);
       for (std::size_t i = 0; i < replicas_.size(); ++i) {
-        const bool decode_engine = i >= first_decode();
-        if (decode_engine && (i - first_decode()) % static_cast<std::size_t>(engines_) !=
-                                 k % static_cast<std::uint64_t>(engines_)) {
-          continue;
-        }
+        const EnginePool& pool = pool_of(i);
+        const auto engines = static_cast<std::uint64_t>(pool.engines);
+        if ((i - pool.first) % engines != k % engines) continue;
         replicas_[i]->warm_prefix(spec.id, spec.prompt_tokens, ids);
       }
     }
     for (auto& rep : replicas_) rep->end_warm_up();
   }
-  const std::int64_t capacity = replicas_[first_decode()]->capacity_slots() * engines_;
+  const std::int64_t capacity = replicas_[first_decode()]->capacity_slots() * decode_.engines;
   router_ = std::make_unique<Router>(opts_.router, opts_.num_replicas, capacity);
   loads_.resize(static_cast<std::size_t>(opts_.num_replicas));
   is_dirty_.assign(replicas_.size(), 0);
-  if (lockstep_) {
-    group_busy_.assign(static_cast<std::size_t>(opts_.num_replicas), 0);
-    dp_batches_.resize(static_cast<std::size_t>(dp_));
-  }
 }
 
 void Simulator::dispatch(const Event& e, TimeNs now) {
@@ -436,12 +471,12 @@ void Simulator::dispatch(const Event& e, TimeNs now) {
     case EventKind::kStepEnd:
       replicas_[e.replica]->finish_step(now);
       mark(e.replica);
-      if (lockstep_ && e.replica >= first_decode()) {
+      if (EnginePool& pool = pool_of(e.replica); pool.lockstep) {
         // Every rank may step again, the ones that ran a dummy batch included.
-        const std::size_t g = group_of(e.replica);
-        group_busy_[g] = 0;
-        for (std::int64_t r = 0; r < engines_; ++r) {
-          mark(static_cast<std::uint32_t>(group_first(g) + static_cast<std::size_t>(r)));
+        const std::size_t g = pool.group_of(e.replica);
+        pool.busy[g] = 0;
+        for (std::int64_t r = 0; r < pool.engines; ++r) {
+          mark(static_cast<std::uint32_t>(pool.group_first(g) + static_cast<std::size_t>(r)));
         }
       }
       break;
@@ -460,15 +495,17 @@ void Simulator::dispatch(const Event& e, TimeNs now) {
 
 void Simulator::start_steps(TimeNs now) {
   std::sort(dirty_.begin(), dirty_.end());
-  std::size_t last_group = SIZE_MAX;  // lockstep: the group tried last (its ranks are adjacent)
+  // Lockstep: the group tried last, by its first engine (its ranks are adjacent).
+  std::size_t last_group_first = SIZE_MAX;
   for (std::uint32_t i : dirty_) {
     is_dirty_[i] = 0;
     Replica& rep = *replicas_[i];
-    if (lockstep_ && i >= first_decode()) {
+    if (EnginePool& pool = pool_of(i); pool.lockstep) {
       // Every rank of an idle group is idle; its lowest marked rank starts the group's step.
-      const std::size_t g = group_of(i);
-      if (g != last_group && !group_busy_[g]) start_lockstep_step(g, now);
-      last_group = g;
+      const std::size_t g = pool.group_of(i);
+      const std::size_t first = pool.group_first(g);
+      if (first != last_group_first && !pool.busy[g]) start_lockstep_step(pool, g, now);
+      last_group_first = first;
       continue;
     }
     if (rep.busy()) continue;
@@ -480,12 +517,13 @@ void Simulator::start_steps(TimeNs now) {
   dirty_.clear();
 }
 
-void Simulator::start_lockstep_step(std::size_t group, TimeNs now) {
-  const std::size_t first = group_first(group);
+void Simulator::start_lockstep_step(EnginePool& pool, std::size_t group, TimeNs now) {
+  const std::size_t first = pool.group_first(group);
+  const std::int64_t dp = pool.dp;
   // Each rank forms its batch as it would alone.
   std::int64_t max_tokens = 0;
   bool any = false;
-  for (std::int64_t r = 0; r < dp_; ++r) {
+  for (std::int64_t r = 0; r < dp; ++r) {
     Replica& rep = *replicas_[first + static_cast<std::size_t>(r)];
     KVSIM_ASSERT(!rep.busy(), "the ranks of a lockstep group are idle together");
     if (rep.start_step(now)) {
@@ -501,7 +539,7 @@ void Simulator::start_lockstep_step(std::size_t group, TimeNs now) {
   // With CUDA graphs every rank runs the most tokens any rank runs (vLLM's DP padding).
   const bool pad = opts_.scheduler.cuda_graph_max_size > 0;
   std::int64_t group_tokens = 0;
-  for (std::int64_t r = 0; r < dp_; ++r) {
+  for (std::int64_t r = 0; r < dp; ++r) {
     Replica& rep = *replicas_[first + static_cast<std::size_t>(r)];
     cost::StepBatch& b = dp_batches_[static_cast<std::size_t>(r)];
     b = rep.busy() ? rep.plan().batch() : dummy;
@@ -510,14 +548,14 @@ void Simulator::start_lockstep_step(std::size_t group, TimeNs now) {
   }
   // The step lasts as long as the slowest rank's (its swap-out copy first).
   TimeNs end = now + 1;
-  for (std::int64_t r = 0; r < dp_; ++r) {
+  for (std::int64_t r = 0; r < dp; ++r) {
     const Replica& rep = *replicas_[first + static_cast<std::size_t>(r)];
     cost::StepBatch& b = dp_batches_[static_cast<std::size_t>(r)];
     b.moe_group_tokens = group_tokens;
-    const TimeNs t = setup_.cost_model->step_time(b) + (rep.busy() ? rep.step_swap_out_ns() : 0);
+    const TimeNs t = pool.cost_model->step_time(b) + (rep.busy() ? rep.step_swap_out_ns() : 0);
     end = std::max(end, now + t);
   }
-  for (std::int64_t r = 0; r < dp_; ++r) {
+  for (std::int64_t r = 0; r < dp; ++r) {
     const auto i = static_cast<std::uint32_t>(first + static_cast<std::size_t>(r));
     if (!replicas_[i]->busy()) continue;
     events_.push(end, EventKind::kStepEnd, i);
@@ -525,7 +563,7 @@ void Simulator::start_lockstep_step(std::size_t group, TimeNs now) {
       observer_->on_step(StepEvent{i, now, end, &dp_batches_[static_cast<std::size_t>(r)]});
     }
   }
-  group_busy_[group] = 1;
+  pool.busy[group] = 1;
 }
 
 void Simulator::fast_forward(std::uint32_t replica, TimeNs limit, TimeNs& now) {
@@ -574,7 +612,7 @@ bool Simulator::run_events(TimeNs limit, TimeNs& now) {
       dispatch(events_.pop(), now);
       alone = false;
     }
-    if (alone && first.kind == EventKind::kStepEnd && opts_.fast_forward && !lockstep_ &&
+    if (alone && first.kind == EventKind::kStepEnd && opts_.fast_forward && !any_lockstep_ &&
         (observer_ == nullptr || !observer_->wants_steps())) {
       fast_forward(first.replica, limit, now);
     }
@@ -611,19 +649,21 @@ void Simulator::collect_replicas(SimResult& result) const {
   // A replica's engines together hold its KV cache; pipeline engines share the same GPUs,
   // data-parallel ranks hold GPUs of their own. Disaggregated: a decode replica's.
   const Replica& one = *replicas_[first_decode()];
-  result.capacity_slots = one.capacity_slots() * engines_;
+  result.capacity_slots = one.capacity_slots() * decode_.engines;
   result.bytes_per_slot = one.bytes_per_slot();
-  result.capacity_bytes = one.accounting().capacity * static_cast<Bytes>(engines_ / dp_);
+  result.capacity_bytes =
+      one.accounting().capacity * static_cast<Bytes>(decode_.engines / decode_.dp);
   Bytes group_peak = 0;
   std::int64_t group_completed = 0;
   ReplicaIntegrals sum;        // the decode (or only) replicas' engines
-  TimeNs prefill_elapsed = 0;  // disaggregated: the prefill replicas', one engine each
+  TimeNs prefill_elapsed = 0;  // disaggregated: the prefill replicas' engines (none pipelined)
   memory::TimeWeightedAccounting::Int128 ts = 0, rs = 0, in = 0, ex = 0, fr = 0;
   for (const auto& rep : replicas_) {
     const ReplicaIntegrals& g = rep->integrals();
     sum.running += g.running;
     sum.waiting += g.waiting;
-    const bool prefill = rep->index() < first_decode();  // disaggregated: a group of one engine
+    const EnginePool& pool = pool_of(rep->index());
+    const bool prefill = &pool == &prefill_;
     (prefill ? prefill_elapsed : sum.elapsed) += g.elapsed;
     const memory::TimeWeightedAccounting& mt = rep->memory_over_time();
     ts += mt.token_states_integral();
@@ -634,10 +674,10 @@ void Simulator::collect_replicas(SimResult& result) const {
     // Per replica: its engines' completions summed, their peaks summed (an upper bound on the
     // replica's peak when they peak apart; per GPU, data-parallel ranks' the largest); the
     // largest batch and queue of any one engine.
-    group_peak =
-        dp_ > 1 ? std::max(group_peak, mt.peak_used_bytes()) : group_peak + mt.peak_used_bytes();
+    group_peak = pool.dp > 1 ? std::max(group_peak, mt.peak_used_bytes())
+                             : group_peak + mt.peak_used_bytes();
     group_completed += rep->num_completed();
-    if (prefill || (rep->index() - first_decode() + 1) % engines_ == 0) {
+    if ((rep->index() - pool.first + 1) % static_cast<std::size_t>(pool.engines) == 0) {
       result.peak_used_bytes = std::max(result.peak_used_bytes, group_peak);
       result.completed_per_replica.push_back(group_completed);
       group_peak = 0;
@@ -665,7 +705,7 @@ void Simulator::collect_replicas(SimResult& result) const {
   if (sum.elapsed + prefill_elapsed > 0) {
     // Per replica (every pipeline engine's elapsed time is the replica's), per data-parallel
     // rank: a rank's batch is its own, as max_running's.
-    const std::int64_t engines_sharing_gpus = engines_ / dp_;  // pipeline engines, else 1
+    const std::int64_t engines_sharing_gpus = decode_.engines / decode_.dp;  // pipeline, else 1
     const double elapsed =
         static_cast<double>(prefill_elapsed) +
         static_cast<double>(sum.elapsed) / static_cast<double>(engines_sharing_gpus);

@@ -55,13 +55,16 @@ struct SimSetup {
   // (routed among them by options.router); each request that has more than its first token to
   // produce then has its KV moved to one of the options.num_replicas decode replicas (the least
   // loaded, by options.router's measure; round-robin stays round-robin), which admits it as soon
-  // as it has room for that KV and decodes it (with data_parallel, the replica's rank that
-  // vLLM's balancer picks; the ranks step together as above, the prefill replicas each on their
-  // own). A prefill replica sends one prompt at a time: latency_s + prompt tokens ×
-  // bytes_per_token / bandwidth, queued behind its earlier sends; it frees the KV when the
-  // transfer ends. TTFT is the first token on the prefill replica.
+  // as it has room for that KV and decodes it (with data_parallel, on the replica's rank that
+  // vLLM's balancer picks; the ranks step together as above). A prefill engine sends one prompt
+  // at a time: latency_s + prompt tokens × bytes_per_token / bandwidth, queued behind its earlier
+  // sends; it frees the KV when the transfer ends. TTFT is the first token on the prefill
+  // replica.
   struct PrefillPool {
     std::int64_t num_replicas = 0;  // 0: aggregated serving
+    // Each prefill replica's data-parallel ranks (engines of its own; in lockstep for an MoE
+    // model, as above, priced by cost_model). A prompt is prefilled on one rank, which sends it.
+    DataParallel data_parallel;
     const cost::CostModel* cost_model = nullptr;
     std::function<std::unique_ptr<memory::Allocator>()> make_allocator;
     Bytes bytes_per_token = 0;  // KV moved per prompt token (all parallel streams)

@@ -13,6 +13,8 @@
 //
 //   BM_DecodeHeavyMoeLockstep  the decode-heavy run on an MoE model over two data-parallel ranks
 //                              in lockstep (expert parallelism)
+//   BM_DisaggregatedMoeLockstep  the same, disaggregated: a prefill replica of two lockstep ranks
+//                              in front of the decode replica's two
 //
 // Each of the first two also as ...StepByStep: with SimOptions::fast_forward off (one event per
 // step), the same results. Skips with a message when ../shared/data is absent.
@@ -95,6 +97,53 @@ void BM_DecodeHeavyMoeLockstep(benchmark::State& state) {
                true, 2);
 }
 BENCHMARK(BM_DecodeHeavyMoeLockstep)->Unit(benchmark::kMillisecond);
+
+// The same MoE run disaggregated: one prefill replica of two lockstep data-parallel ranks in front
+// of the decode replica's two (DeepSeek-V2-Lite, expert parallel, prefill and decode DP 2 x TP 1
+// on H200s), each prompt's KV sent over NVLink: both pools' lockstep groups and the sends.
+void BM_DisaggregatedMoeLockstep(benchmark::State& state) {
+  const model::ModelSpec model =
+      model::shard_experts(config::load_model("deepseek-v2-lite"), 1, 2, true);
+  const model::HardwareSpec gpu = config::load_hardware("h200-sxm");
+  sim::DeploymentInputs in;
+  in.model = &model;
+  in.hardware = &gpu;
+  in.data_parallel_size = 2;
+  in.kv_format = *model::kv_format_from_name(model, "auto");
+  in.max_model_len = 4096;
+  sim::SimOptions options;
+  options.scheduler.max_num_seqs = 256;
+  options.scheduler.max_num_batched_tokens = 256 * 100;
+  const sim::BuiltDeployment decode = sim::build_deployment(in, options);
+  const sim::BuiltDeployment prefill = sim::build_deployment(in, options);
+  sim::SimSetup setup = decode.setup(options);
+  const sim::SimSetup prefill_setup = prefill.setup(options);
+  setup.prefill.num_replicas = 1;
+  setup.prefill.data_parallel = prefill_setup.data_parallel;
+  setup.prefill.cost_model = &prefill.cost_model();
+  setup.prefill.make_allocator = prefill_setup.make_allocator;
+  setup.prefill.bytes_per_token = model::kv_bytes_per_token(model, in.kv_format, 1);
+  setup.prefill.bandwidth = gpu.interconnect_bandwidth;
+  setup.prefill.latency_s = gpu.interconnect_latency_s;
+  trace::WorkloadOptions w;
+  w.source = trace::WorkloadOptions::Source::kSynthetic;
+  w.synthetic.arrival = trace::ArrivalProcess::kConstant;
+  w.synthetic.rate_rps = 1e6;  // all 256 at once
+  w.synthetic.num_requests = 256;
+  w.synthetic.prompt.value = 100;
+  w.synthetic.output.value = 2000;
+  const trace::Workload workload(w);
+  std::int64_t sequence_steps = 0, requests = 0, steps = 0;
+  for (auto _ : state) {
+    auto reader = workload.open();
+    const sim::SimResult r = sim::simulate(setup, *reader);
+    sequence_steps += r.metrics.num_sequence_steps;
+    requests += r.metrics.completed;
+    steps += r.metrics.num_steps;
+  }
+  report(state, sequence_steps, requests, steps);
+}
+BENCHMARK(BM_DisaggregatedMoeLockstep)->Unit(benchmark::kMillisecond);
 
 void simulate_splitwise_conv(benchmark::State& state, bool fast_forward) {
   const std::string trace_path =

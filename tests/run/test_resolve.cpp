@@ -176,7 +176,7 @@ TEST_CASE("Data and expert parallelism: one GPU's model, and the combination not
                         Catch::Contains("leaves GPUs without an expert"));
 }
 
-TEST_CASE("Disaggregated serving in front of data- and expert-parallel decode instances",
+TEST_CASE("Disaggregated serving with data- and expert-parallel prefill and decode instances",
           "[run][ep][disagg]") {
   Scenario s = kvsim::config::load_scenario(golden("two-requests/scenario.yaml"));
   s.deployment.model = "mixtral-8x7b";
@@ -206,8 +206,28 @@ TEST_CASE("Disaggregated serving in front of data- and expert-parallel decode in
   const kvsim::run::ResolvedScenario tp_only = kvsim::run::resolve_scenario(s);
   CHECK_FALSE(tp_only.deployment.prefill_model.moe.expert_parallel);
   CHECK(tp_only.deployment.prefill_model.moe.shard_ranks == 0);  // its TP group
-  // A prefill instance of more GPUs than experts cannot hold whole experts.
+  // Prefill instances of two data-parallel ranks of 2 GPUs: the experts over all 4, in lockstep.
   s.deployment.enable_expert_parallel = true;
+  s.deployment.prefill_tensor_parallel_size = 2;
+  s.deployment.prefill_data_parallel_size = 2;
+  const kvsim::run::ResolvedScenario dp_prefill = kvsim::run::resolve_scenario(s);
+  const kvsim::sim::DeploymentInputs dp_inputs = dp_prefill.prefill_deployment_inputs();
+  CHECK(dp_inputs.data_parallel_size == 2);
+  CHECK(dp_inputs.tensor_parallel_size == 2);
+  CHECK(dp_inputs.model->moe.shard_ranks == 4);
+  CHECK(dp_inputs.model->moe.expert_parallel);
+  CHECK(dp_prefill.deployment.disaggregated_gpus(1, 1) == 8);
+  const kvsim::sim::BuiltDeployment dp_built = kvsim::sim::build_deployment(dp_inputs, r.sim);
+  const kvsim::sim::SimSetup::PrefillPool dp_pool = dp_prefill.prefill_pool(dp_built);
+  CHECK(dp_pool.data_parallel.size == 2);
+  CHECK(dp_pool.data_parallel.lockstep);
+  CHECK(dp_pool.bandwidth == Approx(2 * 450e9));  // a rank's 2 GPUs to a decode rank's 2
+  s.deployment.prefill_data_parallel_size = 8;    // 16 GPUs, 8 experts
+  CHECK_THROWS_WITH(kvsim::run::resolve_scenario(s),
+                    Catch::Contains("--prefill-data-parallel-size") &&
+                        Catch::Contains("leaves GPUs without an expert"));
+  s.deployment.prefill_data_parallel_size = 1;
+  // A prefill instance of more GPUs than experts cannot hold whole experts.
   s.deployment.data_parallel_size = 1;
   s.deployment.prefill_tensor_parallel_size = 16;
   CHECK_THROWS_WITH(kvsim::run::resolve_scenario(s),

@@ -141,3 +141,40 @@ TEST_CASE("Disaggregated serving in front of an MoE model's lockstep data-parall
   // Completions: the prefill replica's (none), then the decode replica's two ranks' together.
   CHECK(run.result.completed_per_replica == std::vector<std::int64_t>{0, 2});
 }
+
+TEST_CASE("Disaggregated serving with an MoE model's lockstep prefill ranks", "[sim][dp][disagg]") {
+  // Engines 0 and 1 are the two ranks of the one prefill replica, priced by dp_cost(); engine 2
+  // is the decode replica (1 ms a step). KV: 1,000 B per token over 1 MB/s, 0.5 ms latency.
+  const FixedCostModel c = dp_cost();
+  FixedCostModel decode_cost;
+  decode_cost.per_step_ns = 1000 * kUs;
+  SimRun run;
+  sim::SimSetup setup;
+  setup.options = small_options();
+  setup.cost_model = &decode_cost;
+  setup.make_allocator = fake_allocators(run);
+  setup.prefill.num_replicas = 1;
+  setup.prefill.data_parallel = {.size = 2, .lockstep = true};
+  setup.prefill.cost_model = &c;
+  setup.prefill.make_allocator = fake_allocators(run);
+  setup.prefill.bytes_per_token = 1000;
+  setup.prefill.bandwidth = 1e6;
+  setup.prefill.latency_s = 0.5e-3;
+  // R0 (100 prompt tokens, 3 out) joins rank 0; R1 (50, 2), at the same instant, rank 1 (score
+  // 0 against rank 0's 4 × 1 waiting). One lockstep step: rank 0 1 + 1.0 + 0.15 ms, rank 1
+  // 1 + 0.5 + 0.15 ms (150 MoE tokens): both first tokens at 2.15 ms. Each rank sends on its own
+  // link, at once: R0 0.5 + 100 ms -> 102.65 ms, R1 0.5 + 50 ms -> 52.65 ms. The decode replica
+  // computes each one's token-1 KV (1 ms) and decodes: R1 ends at 53.65 ms, R0 at 104.65 ms.
+  simulate_into(run, std::move(setup), {spec(0, 0, 100, 3), spec(1, 0, 50, 2)});
+  REQUIRE(run.result.metrics.completed == 2);
+  CHECK(run.allocators.size() == 3);  // a KV cache per prefill rank, then the decode replica's
+  CHECK(run.ended.at(0).first_token_ns == 2150 * kUs);
+  CHECK(run.ended.at(1).first_token_ns == 2150 * kUs);
+  CHECK(run.ended.at(0).replica == 2);
+  CHECK(run.ended.at(1).replica == 2);
+  CHECK(run.ended.at(1).finish_ns == 53650 * kUs);
+  CHECK(run.ended.at(0).finish_ns == 104650 * kUs);
+  CHECK(run.result.metrics.kv_transfer.max() == 100500 * kUs);
+  // Completions: the prefill replica's two ranks together (none), then the decode replica's.
+  CHECK(run.result.completed_per_replica == std::vector<std::int64_t>{0, 2});
+}

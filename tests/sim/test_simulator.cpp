@@ -557,6 +557,8 @@ TEST_CASE("Disaggregated runs over random workloads lose no request and free eve
     // Every third seed from 2: decode replicas of two data-parallel ranks, in lockstep (an MoE
     // model) on even seeds.
     if (seed % 3 == 2) setup.data_parallel = {.size = 2, .lockstep = seed % 2 == 0};
+    // Every fourth seed: prefill replicas of two data-parallel ranks (in lockstep on even seeds).
+    if (seed % 4 == 0) setup.prefill.data_parallel = {.size = 2, .lockstep = seed % 8 == 0};
     std::vector<std::shared_ptr<AllocStats>> stats;
     const std::int64_t blocks = (480 + 16) / 16 + rng.uniform_int(0, 40);
     auto make = [&stats, blocks]() -> std::unique_ptr<memory::Allocator> {
