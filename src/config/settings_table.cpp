@@ -441,9 +441,10 @@ const Setting kSettings[] = {
     {.path = "serving.frontend_latency_us",
      .flag = "--frontend-latency-us",
      .help = "The serving front end's latency per request, microseconds, replacing the GPU "
-             "profile's frontend_latency_us: HTTP, tokenization and the hand-off to the engine "
-             "before a request is scheduled, the first token's way back after; adds to TTFT and "
-             "E2E, not to TPOT (kvsim calibrate --from-run fits it)",
+             "profile's frontend_latency_us (without one: 10000 for --engine v0 with the roofline "
+             "model, else 0): HTTP, tokenization and the hand-off to the engine before a request "
+             "is scheduled, the first token's way back after; adds to TTFT and E2E, not to TPOT "
+             "(kvsim calibrate --from-run fits it)",
      .type = SettingType::kFloat,
      .range = closed(0, 1e7),
      .grid_axis = true,

@@ -394,13 +394,22 @@ ResolvedScenario resolve_scenario(const config::Scenario& s, const ResolveOption
     }
     *target = *value * 1e-6;
   }
-  // The front end's latency: the flag's, else the GPU profile's (a fitted one; 0 in datasheets).
-  r.sim.frontend_latency_ns =
-      seconds_to_ns(s.frontend_latency_us ? *s.frontend_latency_us * 1e-6
-                                          : r.deployment.hardware->cost.frontend_latency_s);
-  if (r.deployment.engine == model::MemoryEngine::kV0) {
-    r.cost.roofline.engine_seq_overhead_s = cost::kVllmV0SeqOverheadS;
+  // The front end's latency: the flag's, else the GPU profile's where a run fitted it, else the
+  // engine's (vLLM V0's with the roofline model; 0 in datasheet profiles and V1).
+  const model::CostProfile& profile = r.deployment.hardware->cost;
+  const bool profile_fitted_frontend =
+      profile.frontend_latency_s != 0 ||
+      std::ranges::find(profile.provenance.fitted_overheads, "frontend_latency_us") !=
+          profile.provenance.fitted_overheads.end();
+  const bool v0 = r.deployment.engine == model::MemoryEngine::kV0;
+  if (s.frontend_latency_us) {
+    r.sim.frontend_latency_ns = seconds_to_ns(*s.frontend_latency_us * 1e-6);
+  } else if (profile_fitted_frontend) {
+    r.sim.frontend_latency_ns = seconds_to_ns(profile.frontend_latency_s);
+  } else if (v0 && !linear) {
+    r.sim.frontend_latency_ns = sim::kVllmV0FrontendLatencyNs;
   }
+  if (v0) r.cost.roofline.engine_seq_overhead_s = cost::kVllmV0SeqOverheadS;
   r.seed = s.seed;
   trace::WorkloadOptions w = s.workload;
   w.synthetic.seed = s.seed;

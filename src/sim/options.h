@@ -66,6 +66,14 @@ struct SchedulerOptions {
   bool async_scheduling = false;
 };
 
+// vLLM V0's front end per request where no fitted profile gives one (roofline cost model): the
+// API server's HTTP handling and tokenization, the hand-off to the engine loop and the first
+// token's way back to the client. 10 ms: what `kvsim calibrate --from-run` fits to the two V0
+// ground-truth sets in ../shared/data/groundtruth with per-request times, on top of their step
+// costs (llm-k8s Llama-3.3-70B TP8, vLLM 0.8.3: 9.8 ms; DistServe's OPT-13B vLLM runs, early
+// 2024: 11.3 ms). V1 runs (aiconfigurator's InferenceMAX rows) show no such term: 0 there.
+inline constexpr TimeNs kVllmV0FrontendLatencyNs = 10 * kNsPerMs;
+
 struct SimOptions {
   std::int64_t num_replicas = 1;  // copies of the deployment behind the router
   // Disaggregated serving: prefill-only replicas in front of the num_replicas (decode) replicas
@@ -102,9 +110,10 @@ struct SimOptions {
   // outstanding (arrived, not yet completed or rejected); the next request waits for one to end
   // and arrives then, or at its own time if later. 0 = open loop.
   std::int64_t max_concurrency = 0;
-  // The serving front end's latency per request (model::CostProfile::frontend_latency_s): a
-  // request reaches the routers and its engine's queue this much after the client sent it; its
-  // TTFT, E2E and queueing time count from the send. 0 = at once.
+  // The serving front end's latency per request (model::CostProfile::frontend_latency_s, else
+  // kVllmV0FrontendLatencyNs for vLLM V0): a request reaches the routers and its engine's queue
+  // this much after the client sent it; its TTFT, E2E and queueing time count from the send.
+  // 0 = at once.
   TimeNs frontend_latency_ns = 0;
   // Advance runs of pure-decode steps of a replica in one go (sim/fast_forward.cpp) instead of
   // one event each. Results are identical either way (bit for bit; tests compare the two);

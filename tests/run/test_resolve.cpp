@@ -275,9 +275,17 @@ TEST_CASE("Async scheduling follows the vLLM release when not given", "[run][v1]
   CHECK_FALSE(async_of("vllm_version: 0.14.1\nserving: {scheduler: vllm}\n"));
 }
 
-TEST_CASE("The front end's latency: the setting's, else the GPU profile's", "[run][overhead]") {
-  // Datasheet profiles have none.
+TEST_CASE("The front end's latency: the setting's, else the GPU profile's, else vLLM V0's",
+          "[run][overhead]") {
+  // Datasheet profiles have none; vLLM V0's front end takes 10 ms with the roofline model.
   CHECK(resolve_text("model: llama-3-8b\ngpu: h100-sxm\n").sim.frontend_latency_ns == 0);
+  CHECK(resolve_text("model: llama-3-8b\ngpu: h100-sxm\nengine: v0\n").sim.frontend_latency_ns ==
+        10'000'000);
+  CHECK(resolve_text("model: llama-3-8b\ngpu: h100-sxm\nengine: v0\ncost_model: {kind: linear}\n")
+            .sim.frontend_latency_ns == 0);
+  CHECK(resolve_text("model: llama-3-8b\ngpu: h100-sxm\nengine: v0\n"
+                     "serving: {frontend_latency_us: 0}\n")
+            .sim.frontend_latency_ns == 0);
   const auto r =
       resolve_text("model: llama-3-8b\ngpu: h100-sxm\nserving: {frontend_latency_us: 8500}\n");
   CHECK(r.sim.frontend_latency_ns == 8'500'000);
@@ -291,6 +299,16 @@ TEST_CASE("The front end's latency: the setting's, else the GPU profile's", "[ru
                                    "cost_model:\n  frontend_latency_us: 2500\n");
   CHECK(resolve_text("model: llama-3-8b\ngpu: " + gpu + "\n").sim.frontend_latency_ns == 2'500'000);
   CHECK(resolve_text("model: llama-3-8b\ngpu: " + gpu + "\nserving: {frontend_latency_us: 0}\n")
+            .sim.frontend_latency_ns == 0);
+  CHECK(resolve_text("model: llama-3-8b\ngpu: " + gpu + "\nengine: v0\n").sim.frontend_latency_ns ==
+        2'500'000);
+  // A profile whose fit found no front end (listed, 0) keeps 0 under V0 too.
+  const std::string fitted_zero = kvsim::test::write_temp_file(
+      dir, "gpu0.yaml",
+      "name: fitted0\nmemory_bytes: 85899345920\npeak_tflops: {bf16: 989}\n"
+      "memory_bandwidth_gb_s: 3350\ninterconnect_bandwidth_gb_s: 450\npcie_bandwidth_gb_s: 64\n"
+      "cost_model:\n  provenance: {kind: calibrated, fitted_overheads: [frontend_latency_us]}\n");
+  CHECK(resolve_text("model: llama-3-8b\ngpu: " + fitted_zero + "\nengine: v0\n")
             .sim.frontend_latency_ns == 0);
 }
 
