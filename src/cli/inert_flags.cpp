@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <utility>
 
 namespace kvsim::cli {
 
@@ -20,6 +21,19 @@ void warn_inert_flags(const SimCommandFlags& flags, const PreparedRun& run,
   if (flag_given(c, "--placement") && all_paged) {
     std::cerr << "kvsim: warning: --placement places contiguous extents; the paged allocator "
                  "ignores it\n";
+  }
+  // The prefill instances' settings shape nothing in aggregated serving.
+  if (run.resolved.sim.num_prefill_replicas == 0) {
+    for (const auto& [path, flag] :
+         {std::pair{"serving.prefill_tensor_parallel_size", "--prefill-tensor-parallel-size"},
+          std::pair{"serving.prefill_data_parallel_size", "--prefill-data-parallel-size"},
+          std::pair{"serving.kv_transfer_bandwidth_gb_s", "--kv-transfer-bandwidth-gb-s"},
+          std::pair{"serving.kv_transfer_latency_us", "--kv-transfer-latency-us"}}) {
+      if (run.scenario.origins.contains(path)) {
+        std::cerr << "kvsim: warning: " << flag
+                  << " shapes disaggregated serving only (--prefill-replicas > 0); ignored\n";
+      }
+    }
   }
   // Only when asked for: vllm-v1 turns prefix caching on by default, as vLLM V1 does.
   if (run.resolved.sim.enable_prefix_caching &&

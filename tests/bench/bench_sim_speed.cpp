@@ -43,23 +43,30 @@ void report(benchmark::State& state, std::int64_t sequence_steps, std::int64_t r
   state.counters["steps"] = static_cast<double>(steps) / static_cast<double>(state.iterations());
 }
 
-// `fast_forward` false: every step one event (SimOptions::fast_forward), the loop before it.
-// `model` over `data_parallel_size` ranks (an MoE model's then step in lockstep).
-void decode_heavy(benchmark::State& state, const model::ModelSpec& model, bool fast_forward,
-                  std::int64_t data_parallel_size = 1) {
-  const model::HardwareSpec gpu = config::load_hardware("h200-sxm");
+// The decode-heavy run's deployment: `model` on one H200 per rank, `data_parallel_size` ranks,
+// 4,096-token context; max_num_seqs 256 with room for every prompt in one step.
+sim::DeploymentInputs decode_heavy_inputs(const model::ModelSpec& model,
+                                          const model::HardwareSpec& gpu,
+                                          std::int64_t data_parallel_size) {
   sim::DeploymentInputs in;
   in.model = &model;
   in.hardware = &gpu;
   in.data_parallel_size = data_parallel_size;
   in.kv_format = *model::kv_format_from_name(model, "auto");
   in.max_model_len = 4096;
+  return in;
+}
+sim::SimOptions decode_heavy_options(bool fast_forward) {
   sim::SimOptions options;
   options.scheduler.max_num_seqs = 256;
   options.scheduler.max_num_batched_tokens = 256 * 100;
   options.fast_forward = fast_forward;
-  const sim::BuiltDeployment built = sim::build_deployment(in, options);
-  const sim::SimSetup setup = built.setup(options);
+  return options;
+}
+
+// 256 requests of 100 prompt and 2,000 output tokens, all at once, through `setup` per
+// iteration; returns the last run's largest batch.
+std::int64_t run_decode_heavy(benchmark::State& state, const sim::SimSetup& setup) {
   trace::WorkloadOptions w;
   w.source = trace::WorkloadOptions::Source::kSynthetic;
   w.synthetic.arrival = trace::ArrivalProcess::kConstant;
@@ -78,7 +85,19 @@ void decode_heavy(benchmark::State& state, const model::ModelSpec& model, bool f
     max_running = r.max_running;
   }
   report(state, sequence_steps, requests, steps);
-  state.counters["max_running"] = static_cast<double>(max_running);
+  return max_running;
+}
+
+// `fast_forward` false: every step one event (SimOptions::fast_forward), the loop before it.
+// `model` over `data_parallel_size` ranks (an MoE model's then step in lockstep).
+void decode_heavy(benchmark::State& state, const model::ModelSpec& model, bool fast_forward,
+                  std::int64_t data_parallel_size = 1) {
+  const model::HardwareSpec gpu = config::load_hardware("h200-sxm");
+  const sim::SimOptions options = decode_heavy_options(fast_forward);
+  const sim::BuiltDeployment built =
+      sim::build_deployment(decode_heavy_inputs(model, gpu, data_parallel_size), options);
+  state.counters["max_running"] =
+      static_cast<double>(run_decode_heavy(state, built.setup(options)));
 }
 void BM_DecodeHeavy(benchmark::State& state) {
   decode_heavy(state, config::load_model("llama-3-8b"), true);
@@ -105,15 +124,8 @@ void BM_DisaggregatedMoeLockstep(benchmark::State& state) {
   const model::ModelSpec model =
       model::shard_experts(config::load_model("deepseek-v2-lite"), 1, 2, true);
   const model::HardwareSpec gpu = config::load_hardware("h200-sxm");
-  sim::DeploymentInputs in;
-  in.model = &model;
-  in.hardware = &gpu;
-  in.data_parallel_size = 2;
-  in.kv_format = *model::kv_format_from_name(model, "auto");
-  in.max_model_len = 4096;
-  sim::SimOptions options;
-  options.scheduler.max_num_seqs = 256;
-  options.scheduler.max_num_batched_tokens = 256 * 100;
+  const sim::SimOptions options = decode_heavy_options(true);
+  const sim::DeploymentInputs in = decode_heavy_inputs(model, gpu, 2);
   const sim::BuiltDeployment decode = sim::build_deployment(in, options);
   const sim::BuiltDeployment prefill = sim::build_deployment(in, options);
   sim::SimSetup setup = decode.setup(options);
@@ -125,23 +137,7 @@ void BM_DisaggregatedMoeLockstep(benchmark::State& state) {
   setup.prefill.bytes_per_token = model::kv_bytes_per_token(model, in.kv_format, 1);
   setup.prefill.bandwidth = gpu.interconnect_bandwidth;
   setup.prefill.latency_s = gpu.interconnect_latency_s;
-  trace::WorkloadOptions w;
-  w.source = trace::WorkloadOptions::Source::kSynthetic;
-  w.synthetic.arrival = trace::ArrivalProcess::kConstant;
-  w.synthetic.rate_rps = 1e6;  // all 256 at once
-  w.synthetic.num_requests = 256;
-  w.synthetic.prompt.value = 100;
-  w.synthetic.output.value = 2000;
-  const trace::Workload workload(w);
-  std::int64_t sequence_steps = 0, requests = 0, steps = 0;
-  for (auto _ : state) {
-    auto reader = workload.open();
-    const sim::SimResult r = sim::simulate(setup, *reader);
-    sequence_steps += r.metrics.num_sequence_steps;
-    requests += r.metrics.completed;
-    steps += r.metrics.num_steps;
-  }
-  report(state, sequence_steps, requests, steps);
+  run_decode_heavy(state, setup);
 }
 BENCHMARK(BM_DisaggregatedMoeLockstep)->Unit(benchmark::kMillisecond);
 

@@ -67,6 +67,18 @@ TEST_CASE("cli: flags that do nothing here warn once on stderr", "[cli][habits]"
   CHECK(count(r.err,
               "kvsim: warning: --enable-prefix-caching: the workload carries no prefix "
               "hashes") == 1);
+  r = run_kvsim(with("simulate", small_run({"--prefill-data-parallel-size", "2",
+                                            "--kv-transfer-latency-us", "5", "--format", "json"})));
+  REQUIRE(r.exit_code == 0);
+  CHECK(count(r.err,
+              "kvsim: warning: --prefill-data-parallel-size shapes disaggregated serving only") ==
+        1);
+  CHECK(count(r.err, "kvsim: warning: --kv-transfer-latency-us shapes disaggregated") == 1);
+  r = run_kvsim(
+      with("simulate", small_run({"--prefill-replicas", "1", "--prefill-data-parallel-size", "2",
+                                  "--format", "json"})));
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("warning") == std::string::npos);
   r = run_kvsim(
       with("simulate", small_run({"--enable-prefix-caching", "--shared-prefix-fraction", "0.5",
                                   "--shared-prefix-tokens", "512", "--format", "json"})));

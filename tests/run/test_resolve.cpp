@@ -149,14 +149,43 @@ TEST_CASE("Engine v0, or a V0 scheduler named, keeps the V0 defaults", "[run][v1
   }
 }
 
-TEST_CASE("Data and expert parallelism: one GPU's model, and the combination not modelled",
-          "[run][ep]") {
+namespace {
+
+// Mixtral 8x7B on H100s, TP 2 × DP 2 with expert parallelism (the golden two-request scenario's
+// serving settings).
+Scenario mixtral_tp2_dp2_ep() {
   Scenario s = kvsim::config::load_scenario(golden("two-requests/scenario.yaml"));
   s.deployment.model = "mixtral-8x7b";
   s.deployment.gpu = "h100-sxm";
   s.deployment.tensor_parallel_size = 2;
   s.deployment.data_parallel_size = 2;
   s.deployment.enable_expert_parallel = true;
+  return s;
+}
+
+// The prefill instances of `r`: their builder inputs (TP, DP, one stage, experts whole over
+// `expert_gpus` GPUs) and the pool built from them (lockstep ranks; the KV link's bandwidth over
+// all of its streams).
+void check_prefill_pool(const kvsim::run::ResolvedScenario& r, std::int64_t tp, std::int64_t dp,
+                        std::int64_t expert_gpus, double bandwidth) {
+  const kvsim::sim::DeploymentInputs in = r.prefill_deployment_inputs();
+  CHECK(in.tensor_parallel_size == tp);
+  CHECK(in.data_parallel_size == dp);
+  CHECK(in.pipeline_parallel_size == 1);
+  CHECK(in.model->moe.shard_ranks == expert_gpus);
+  CHECK(in.model->moe.expert_parallel);
+  const kvsim::sim::BuiltDeployment built = kvsim::sim::build_deployment(in, r.sim);
+  const kvsim::sim::SimSetup::PrefillPool pool = r.prefill_pool(built);
+  CHECK(pool.data_parallel.size == dp);
+  CHECK(pool.data_parallel.lockstep == (dp > 1));
+  CHECK(pool.bandwidth == Approx(bandwidth));
+}
+
+}  // namespace
+
+TEST_CASE("Data and expert parallelism: one GPU's model, and the combination not modelled",
+          "[run][ep]") {
+  Scenario s = mixtral_tp2_dp2_ep();
   kvsim::run::ResolvedScenario r = kvsim::run::resolve_scenario(s);
   // 8 experts whole over 4 GPUs: 2 each.
   CHECK(r.deployment.model.moe.shard_ranks == 4);
@@ -178,29 +207,16 @@ TEST_CASE("Data and expert parallelism: one GPU's model, and the combination not
 
 TEST_CASE("Disaggregated serving with data- and expert-parallel prefill and decode instances",
           "[run][ep][disagg]") {
-  Scenario s = kvsim::config::load_scenario(golden("two-requests/scenario.yaml"));
-  s.deployment.model = "mixtral-8x7b";
-  s.deployment.gpu = "h100-sxm";
-  s.deployment.tensor_parallel_size = 2;
-  s.deployment.data_parallel_size = 2;
-  s.deployment.enable_expert_parallel = true;
+  Scenario s = mixtral_tp2_dp2_ep();
   s.deployment.prefill_tensor_parallel_size = 4;
   s.sim.num_prefill_replicas = 1;
   const kvsim::run::ResolvedScenario r = kvsim::run::resolve_scenario(s);
   CHECK_FALSE(r.not_modelled().has_value());
   // Decode: 8 experts over DP 2 × TP 2 = 4 GPUs. Prefill: one engine of 4 GPUs, 2 experts each.
   CHECK(r.deployment.model.moe.shard_ranks == 4);
-  const kvsim::sim::DeploymentInputs prefill = r.prefill_deployment_inputs();
-  CHECK(prefill.tensor_parallel_size == 4);
-  CHECK(prefill.data_parallel_size == 1);
-  CHECK(prefill.pipeline_parallel_size == 1);
-  CHECK(prefill.model->moe.shard_ranks == 4);
-  CHECK(prefill.model->moe.expert_parallel);
   CHECK(r.deployment.disaggregated_gpus(1, 1) == 8);
   // The prompt's KV goes to one rank (TP 2): min(4, 2) = 2 streams of NVLink (one node of 8).
-  const kvsim::sim::BuiltDeployment built = kvsim::sim::build_deployment(prefill, r.sim);
-  const kvsim::sim::SimSetup::PrefillPool pool = r.prefill_pool(built);
-  CHECK(pool.bandwidth == Approx(2 * 450e9));
+  check_prefill_pool(r, 4, 1, 4, 2 * 450e9);
   // Without expert parallelism the prefill instance splits every expert over its 4 GPUs.
   s.deployment.enable_expert_parallel = false;
   const kvsim::run::ResolvedScenario tp_only = kvsim::run::resolve_scenario(s);
@@ -211,18 +227,9 @@ TEST_CASE("Disaggregated serving with data- and expert-parallel prefill and deco
   s.deployment.prefill_tensor_parallel_size = 2;
   s.deployment.prefill_data_parallel_size = 2;
   const kvsim::run::ResolvedScenario dp_prefill = kvsim::run::resolve_scenario(s);
-  const kvsim::sim::DeploymentInputs dp_inputs = dp_prefill.prefill_deployment_inputs();
-  CHECK(dp_inputs.data_parallel_size == 2);
-  CHECK(dp_inputs.tensor_parallel_size == 2);
-  CHECK(dp_inputs.model->moe.shard_ranks == 4);
-  CHECK(dp_inputs.model->moe.expert_parallel);
   CHECK(dp_prefill.deployment.disaggregated_gpus(1, 1) == 8);
-  const kvsim::sim::BuiltDeployment dp_built = kvsim::sim::build_deployment(dp_inputs, r.sim);
-  const kvsim::sim::SimSetup::PrefillPool dp_pool = dp_prefill.prefill_pool(dp_built);
-  CHECK(dp_pool.data_parallel.size == 2);
-  CHECK(dp_pool.data_parallel.lockstep);
-  CHECK(dp_pool.bandwidth == Approx(2 * 450e9));  // a rank's 2 GPUs to a decode rank's 2
-  s.deployment.prefill_data_parallel_size = 8;    // 16 GPUs, 8 experts
+  check_prefill_pool(dp_prefill, 2, 2, 4, 2 * 450e9);  // a rank's 2 GPUs to a decode rank's 2
+  s.deployment.prefill_data_parallel_size = 8;         // 16 GPUs, 8 experts
   CHECK_THROWS_WITH(kvsim::run::resolve_scenario(s),
                     Catch::Contains("--prefill-data-parallel-size") &&
                         Catch::Contains("leaves GPUs without an expert"));

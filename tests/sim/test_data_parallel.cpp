@@ -39,6 +39,35 @@ SimRun run_dp(const FixedCostModel& c, sim::SimOptions options, bool lockstep,
   return run;
 }
 
+// One prefill replica in front of one decode replica, each priced by its cost model, either of
+// them two data-parallel ranks in lockstep (`prefill_ranks`, `decode_ranks`: 1 or 2); KV: 1,000 B
+// per token over 1 MB/s, 0.5 ms latency.
+SimRun run_disaggregated(const FixedCostModel& prefill_cost, std::int64_t prefill_ranks,
+                         const FixedCostModel& decode_cost, std::int64_t decode_ranks,
+                         std::vector<trace::RequestSpec> specs) {
+  SimRun run;
+  sim::SimSetup setup;
+  setup.options = small_options();
+  setup.cost_model = &decode_cost;
+  setup.data_parallel = {.size = decode_ranks, .lockstep = decode_ranks > 1};
+  setup.make_allocator = fake_allocators(run);
+  setup.prefill.num_replicas = 1;
+  setup.prefill.data_parallel = {.size = prefill_ranks, .lockstep = prefill_ranks > 1};
+  setup.prefill.cost_model = &prefill_cost;
+  setup.prefill.make_allocator = fake_allocators(run);
+  setup.prefill.bytes_per_token = 1000;
+  setup.prefill.bandwidth = 1e6;
+  setup.prefill.latency_s = 0.5e-3;
+  simulate_into(run, std::move(setup), std::move(specs));
+  return run;
+}
+
+FixedCostModel one_ms_steps() {
+  FixedCostModel c;
+  c.per_step_ns = 1000 * kUs;
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("Data-parallel ranks of a dense model step on their own", "[sim][dp]") {
@@ -104,22 +133,7 @@ TEST_CASE("An MoE model's data-parallel ranks step in lockstep", "[sim][dp]") {
 TEST_CASE("Disaggregated serving in front of an MoE model's lockstep data-parallel ranks",
           "[sim][dp][disagg]") {
   // Engine 0 is the prefill replica (1 ms a step); engines 1 and 2 are the two ranks of the one
-  // decode replica, priced by dp_cost(). KV: 1,000 B per token over 1 MB/s, 0.5 ms latency.
-  FixedCostModel prefill_cost;
-  prefill_cost.per_step_ns = 1000 * kUs;
-  const FixedCostModel c = dp_cost();
-  SimRun run;
-  sim::SimSetup setup;
-  setup.options = small_options();
-  setup.cost_model = &c;
-  setup.data_parallel = {.size = 2, .lockstep = true};
-  setup.make_allocator = fake_allocators(run);
-  setup.prefill.num_replicas = 1;
-  setup.prefill.cost_model = &prefill_cost;
-  setup.prefill.make_allocator = fake_allocators(run);
-  setup.prefill.bytes_per_token = 1000;
-  setup.prefill.bandwidth = 1e6;
-  setup.prefill.latency_s = 0.5e-3;
+  // decode replica, priced by dp_cost().
   // R0 (10 prompt tokens, 20 out) and R1 (10, 2) prefill together in [0, 1 ms] on engine 0 and
   // are sent one after the other: 0.5 + 10 ms each, arriving at 11.5 and 22 ms.
   // R0 joins rank 0 (both score 0). From 11.5 ms the group steps: rank 0 computes R0's token-1
@@ -128,7 +142,8 @@ TEST_CASE("Disaggregated serving in front of an MoE model's lockstep data-parall
   // comes at the end of the 19th, 11.5 + 19 × 1.102 = 32.438 ms.
   // R1 arrives during the 10th step (21.418-22.52 ms) and joins rank 1 (score 0 against rank
   // 0's 1 running); it computes its token-1 KV in the group's 11th step: token 2 at 23.622 ms.
-  simulate_into(run, std::move(setup), {spec(0, 0, 10, 20), spec(1, 0, 10, 2)});
+  const SimRun run =
+      run_disaggregated(one_ms_steps(), 1, dp_cost(), 2, {spec(0, 0, 10, 20), spec(1, 0, 10, 2)});
   REQUIRE(run.result.metrics.completed == 2);
   CHECK(run.allocators.size() == 3);  // the prefill replica's KV cache, then one per rank
   CHECK(run.ended.at(0).first_token_ns == 1000 * kUs);
@@ -144,28 +159,14 @@ TEST_CASE("Disaggregated serving in front of an MoE model's lockstep data-parall
 
 TEST_CASE("Disaggregated serving with an MoE model's lockstep prefill ranks", "[sim][dp][disagg]") {
   // Engines 0 and 1 are the two ranks of the one prefill replica, priced by dp_cost(); engine 2
-  // is the decode replica (1 ms a step). KV: 1,000 B per token over 1 MB/s, 0.5 ms latency.
-  const FixedCostModel c = dp_cost();
-  FixedCostModel decode_cost;
-  decode_cost.per_step_ns = 1000 * kUs;
-  SimRun run;
-  sim::SimSetup setup;
-  setup.options = small_options();
-  setup.cost_model = &decode_cost;
-  setup.make_allocator = fake_allocators(run);
-  setup.prefill.num_replicas = 1;
-  setup.prefill.data_parallel = {.size = 2, .lockstep = true};
-  setup.prefill.cost_model = &c;
-  setup.prefill.make_allocator = fake_allocators(run);
-  setup.prefill.bytes_per_token = 1000;
-  setup.prefill.bandwidth = 1e6;
-  setup.prefill.latency_s = 0.5e-3;
+  // is the decode replica (1 ms a step).
   // R0 (100 prompt tokens, 3 out) joins rank 0; R1 (50, 2), at the same instant, rank 1 (score
   // 0 against rank 0's 4 × 1 waiting). One lockstep step: rank 0 1 + 1.0 + 0.15 ms, rank 1
   // 1 + 0.5 + 0.15 ms (150 MoE tokens): both first tokens at 2.15 ms. Each rank sends on its own
   // link, at once: R0 0.5 + 100 ms -> 102.65 ms, R1 0.5 + 50 ms -> 52.65 ms. The decode replica
   // computes each one's token-1 KV (1 ms) and decodes: R1 ends at 53.65 ms, R0 at 104.65 ms.
-  simulate_into(run, std::move(setup), {spec(0, 0, 100, 3), spec(1, 0, 50, 2)});
+  const SimRun run =
+      run_disaggregated(dp_cost(), 2, one_ms_steps(), 1, {spec(0, 0, 100, 3), spec(1, 0, 50, 2)});
   REQUIRE(run.result.metrics.completed == 2);
   CHECK(run.allocators.size() == 3);  // a KV cache per prefill rank, then the decode replica's
   CHECK(run.ended.at(0).first_token_ns == 2150 * kUs);
