@@ -396,7 +396,7 @@ void Simulator::set_pool(EnginePool& pool, const SimSetup::DataParallel& dp, std
   pool.lockstep = dp.lockstep && dp.size > 1;
   pool.cost_model = cost_model;
   pool.busy.assign(static_cast<std::size_t>(pool.replicas), 0);
-  any_lockstep_ = any_lockstep_ || pool.lockstep;
+  any_lockstep_ = any_lockstep_ || (pool.lockstep && pool.replicas > 0);
   if (pool.lockstep && static_cast<std::int64_t>(dp_batches_.size()) < dp.size) {
     dp_batches_.resize(static_cast<std::size_t>(dp.size));
   }
