@@ -126,13 +126,14 @@ void BM_DisaggregatedMoeLockstep(benchmark::State& state) {
   const model::HardwareSpec gpu = config::load_hardware("h200-sxm");
   const sim::SimOptions options = decode_heavy_options(true);
   const sim::DeploymentInputs in = decode_heavy_inputs(model, gpu, 2);
-  const sim::BuiltDeployment decode = sim::build_deployment(in, options);
-  const sim::BuiltDeployment prefill = sim::build_deployment(in, options);
-  sim::SimSetup setup = decode.setup(options);
-  const sim::SimSetup prefill_setup = prefill.setup(options);
+  // Both pools have the same shape: one deployment serves both (each setup() call makes fresh
+  // allocators).
+  const sim::BuiltDeployment built = sim::build_deployment(in, options);
+  sim::SimSetup setup = built.setup(options);
+  const sim::SimSetup prefill_setup = built.setup(options);
   setup.prefill.num_replicas = 1;
   setup.prefill.data_parallel = prefill_setup.data_parallel;
-  setup.prefill.cost_model = &prefill.cost_model();
+  setup.prefill.cost_model = &built.cost_model();
   setup.prefill.make_allocator = prefill_setup.make_allocator;
   setup.prefill.bytes_per_token = model::kv_bytes_per_token(model, in.kv_format, 1);
   setup.prefill.bandwidth = gpu.interconnect_bandwidth;
