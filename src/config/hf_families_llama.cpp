@@ -96,6 +96,78 @@ void family_qwen3_moe(const JsonReader& r, Import& im) {
   qwen_moe(r, im);
 }
 
+namespace {
+
+// Qwen3-Next / Qwen3.5 hybrids: gated DeltaNet (linear attention) layers and gated full
+// attention layers, each followed by the MLP or MoE. `layer_types` lists
+// linear_attention|full_attention per layer; without it every full_attention_interval-th layer
+// is full attention.
+void qwen_gated_delta_net(const JsonReader& r, Import& im) {
+  model::ModelSpec& m = im.m;
+  model::GatedDeltaNetSpec& g = m.gdn;
+  g.num_key_heads = r.get_int("linear_num_key_heads");
+  g.num_value_heads = r.get_int("linear_num_value_heads");
+  g.key_head_dim = r.get_int("linear_key_head_dim");
+  g.value_head_dim = r.get_int("linear_value_head_dim");
+  g.conv_kernel = r.get_int("linear_conv_kernel_dim");
+  if (g.num_value_heads % g.num_key_heads != 0) {
+    throw r.error("linear_num_value_heads", "expected a multiple of linear_num_key_heads (" +
+                                                std::to_string(g.num_key_heads) + "), got " +
+                                                std::to_string(g.num_value_heads));
+  }
+  // vLLM's mamba_ssm_cache_dtype follows the config's mamba_ssm_dtype (Qwen3.5); else "auto".
+  if (const auto dt = r.optional_string("mamba_ssm_dtype")) {
+    const auto d = model::parse_dtype(*dt);
+    if (!d)
+      throw r.error("mamba_ssm_dtype", "expected float32|float16|bfloat16, got '" + *dt + "'");
+    g.has_state_dtype = true;
+    g.state_dtype = *d;
+  }
+  m.attention.output_gate = r.optional_bool("attn_output_gate", true);
+  m.block_kinds.clear();
+  m.layer_kinds.clear();
+  const auto add = [&](bool full) {
+    m.block_kinds.push_back(full ? model::BlockKind::kAttentionMlp
+                                 : model::BlockKind::kLinearAttentionMlp);
+    m.layer_kinds.push_back(full ? model::LayerKind::kFullAttention : model::LayerKind::kNoKvCache);
+  };
+  if (const Json* v = r.optional_value("layer_types")) {
+    if (!v->is_array()) throw r.error("layer_types", "expected a list, got " + describe_json(*v));
+    if (static_cast<std::int64_t>(v->size()) != m.num_layers) {
+      throw r.error("layer_types", "expected one entry per layer (" + std::to_string(m.num_layers) +
+                                       "), got " + std::to_string(v->size()));
+    }
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      const Json& t = (*v)[i];
+      const std::string s = t.is_string() ? t.get<std::string>() : std::string();
+      if (s != "full_attention" && s != "linear_attention") {
+        throw r.error("layer_types[" + std::to_string(i) + "]",
+                      "expected full_attention|linear_attention, got " + describe_json(t));
+      }
+      add(s == "full_attention");
+    }
+    im.fields["layer_pattern"] = "layer_types";
+  } else {
+    const std::int64_t every = r.get_int("full_attention_interval");
+    for (std::int64_t i = 0; i < m.num_layers; ++i) add((i + 1) % every == 0);
+    im.fields["layer_pattern"] = "full_attention_interval";
+  }
+  if (m.num_layers_of(model::LayerKind::kFullAttention) == 0) {
+    throw r.error(im.fields["layer_pattern"], "expected at least one full_attention layer");
+  }
+  im.fields["linear_attention"] = "linear_num_value_heads";
+}
+
+}  // namespace
+
+// Qwen3-Next (MoE) and the Qwen3.5 text models (dense qwen3_5_text, MoE qwen3_5_moe_text).
+void family_qwen3_next(const JsonReader& r, Import& im) {
+  read_llama_like(r, im, false);
+  im.m.qk_norm = true;
+  qwen_gated_delta_net(r, im);
+  if (r.has("num_experts") && r.get_int("num_experts", 0) > 0) qwen_moe(r, im);
+}
+
 void family_phi3(const JsonReader& r, Import& im) {
   read_llama_like(r, im, false);
   window_all_layers(r, im);
@@ -206,6 +278,29 @@ void family_deepseek(const JsonReader& r, Import& im) {
                                           std::to_string(freq));
     }
   }
+}
+
+// GLM-4 (0414): biased Q/K/V, partial rotary (no effect on sizes), and four norms per layer
+// (post-attention and post-MLP norms beside the two pre-norms).
+void family_glm4(const JsonReader& r, Import& im) {
+  read_llama_like(r, im, false);
+  im.m.attention_bias = r.optional_bool("attention_bias", true);
+  im.m.norms_per_layer = 4;
+}
+
+// GLM-4.5/4.6/4.7: GQA (optionally with QK norms) and DeepSeek-style MoE: the first
+// `first_k_dense_replace` layers dense, then routed experts with `n_shared_experts` shared ones
+// of the routed width. The multi-token-prediction layers (num_nextn_predict_layers) are not
+// loaded without speculative decoding, as in vLLM.
+void family_glm4_moe(const JsonReader& r, Import& im) {
+  read_llama_like(r, im, false);
+  model::ModelSpec& m = im.m;
+  m.attention_bias = r.optional_bool("attention_bias", false);
+  m.qk_norm = r.optional_bool("use_qk_norm", false);
+  read_moe_common(r, im, "n_routed_experts", {"num_experts_per_tok"}, "moe_intermediate_size");
+  m.moe.num_shared_experts = r.optional_int("n_shared_experts", 0).value_or(0);
+  m.moe.first_dense_layers = r.optional_int("first_k_dense_replace", 0).value_or(0);
+  im.fields["first_dense_layers"] = "first_k_dense_replace";
 }
 
 void family_gpt_oss(const JsonReader& r, Import& im) {

@@ -154,6 +154,9 @@ const std::map<std::string, FamilyReader>& families() {
     f["qwen2_moe"] = plain(hf::family_qwen2_moe);
     f["qwen3"] = plain(hf::family_qwen3);
     f["qwen3_moe"] = plain(hf::family_qwen3_moe);
+    f["qwen3_next"] = plain(hf::family_qwen3_next);
+    f["qwen3_5_text"] = plain(hf::family_qwen3_next);
+    f["qwen3_5_moe_text"] = plain(hf::family_qwen3_next);
     f["phi3"] = plain(hf::family_phi3);
     f["gemma"] = plain(hf::family_gemma);
     f["gemma2"] = plain(hf::family_gemma2);
@@ -163,6 +166,9 @@ const std::map<std::string, FamilyReader>& families() {
     f["gemma4_text"] = plain(hf::family_gemma4);
     f["deepseek_v2"] = plain(hf::family_deepseek);
     f["deepseek_v3"] = plain(hf::family_deepseek);
+    f["glm4_moe_lite"] = plain(hf::family_deepseek);  // GLM-4.7-Flash: DeepSeek-V3's MLA + MoE
+    f["glm4"] = plain(hf::family_glm4);
+    f["glm4_moe"] = plain(hf::family_glm4_moe);
     f["gpt_oss"] = plain(hf::family_gpt_oss);
     f["gpt2"] = plain(hf::family_gpt2);
     f["opt"] = plain(hf::family_opt);
@@ -178,7 +184,50 @@ const std::map<std::string, FamilyReader>& families() {
 // Multimodal wrappers whose language model is under text_config.
 bool is_wrapper(const std::string& model_type) {
   return model_type == "gemma3" || model_type == "gemma4" || model_type == "llava" ||
-         model_type == "mistral3";
+         model_type == "mistral3" || model_type == "qwen3_5" || model_type == "qwen3_5_moe";
+}
+
+// vLLM picks a model's implementation by the class in `architectures`, not by model_type: a
+// checkpoint that keeps an architecture under its own model_type (Kimi K2: "kimi_k2" with
+// DeepseekV3ForCausalLM) is served as that architecture. The classes of the families above.
+const std::map<std::string, std::string>& family_of_architecture() {
+  static const std::map<std::string, std::string> kArchitectures = {
+      {"DeepseekV2ForCausalLM", "deepseek_v2"},
+      {"DeepseekV3ForCausalLM", "deepseek_v3"},
+      {"FalconForCausalLM", "falcon"},
+      {"GPT2LMHeadModel", "gpt2"},
+      {"Gemma2ForCausalLM", "gemma2"},
+      {"Gemma3ForCausalLM", "gemma3_text"},
+      {"GemmaForCausalLM", "gemma"},
+      {"Glm4ForCausalLM", "glm4"},
+      {"Glm4MoeForCausalLM", "glm4_moe"},
+      {"Glm4MoeLiteForCausalLM", "glm4_moe_lite"},
+      {"GptOssForCausalLM", "gpt_oss"},
+      {"LlamaForCausalLM", "llama"},
+      {"MistralForCausalLM", "mistral"},
+      {"MixtralForCausalLM", "mixtral"},
+      {"NemotronHForCausalLM", "nemotron_h"},
+      {"OPTForCausalLM", "opt"},
+      {"Phi3ForCausalLM", "phi3"},
+      {"Qwen2ForCausalLM", "qwen2"},
+      {"Qwen2MoeForCausalLM", "qwen2_moe"},
+      {"Qwen3ForCausalLM", "qwen3"},
+      {"Qwen3MoeForCausalLM", "qwen3_moe"},
+      {"Qwen3NextForCausalLM", "qwen3_next"},
+  };
+  return kArchitectures;
+}
+
+// The family of the first class in `architectures` that kvsim knows; empty when none.
+std::string family_by_architecture(const JsonReader& r) {
+  const Json* v = r.optional_value("architectures");
+  if (v == nullptr || !v->is_array()) return {};
+  for (const Json& a : *v) {
+    if (!a.is_string()) continue;
+    const auto it = family_of_architecture().find(a.get<std::string>());
+    if (it != family_of_architecture().end()) return it->second;
+  }
+  return {};
 }
 
 std::string model_name_from_path(const std::string& p) {
@@ -217,24 +266,41 @@ model::ModelSpec parse(std::string_view original, const std::string& file) {
   KeyLog log;
   JsonReader top(root, file, "", locator, &log);
   std::string model_type = top.get_string("model_type");
+  const auto& fams = families();
   JsonReader cfg = top;
-  if (is_wrapper(model_type) && top.has("text_config")) {
+  bool wrapped = false;
+  // A wrapper (a known multimodal one, or any config whose own model_type kvsim does not know)
+  // holds its language model under text_config.
+  if ((is_wrapper(model_type) || fams.count(model_type) == 0) && top.has("text_config")) {
     cfg = top.get_object("text_config");
+    wrapped = true;
     if (cfg.has("model_type")) model_type = cfg.get_string("model_type");
   }
-  const auto& fams = families();
-  const auto it = fams.find(model_type);
+  std::string family = model_type;
+  std::string read_as;
+  if (fams.count(family) == 0) {
+    family = family_by_architecture(cfg);
+    if (family.empty()) family = family_by_architecture(top);
+    if (!family.empty()) read_as = " (model_type '" + model_type + "' read as " + family + ")";
+  }
+  const auto it = fams.find(family);
   if (it == fams.end()) {
     const JsonReader& where = cfg.has("model_type") ? cfg : top;
     throw where.error("model_type", "unsupported model_type '" + model_type + "'" +
                                         did_you_mean(model_type, hf_model_types()) +
-                                        "; expected one of " + join(hf_model_types(), ", "));
+                                        " and no supported class in architectures; expected one "
+                                        "of " +
+                                        join(hf_model_types(), ", "));
   }
   Import im;
-  im.m.family = model_type;
+  im.m.family = family;
   im.m.name = model_name_from_path(file);
-  im.m.source = "Hugging Face config.json: " + file;
-  it->second(cfg, im, model_type);
+  im.m.source = "Hugging Face config.json: " + file + read_as;
+  it->second(cfg, im, family);
+  // A wrapper may say at its top level whether the language model's head is tied.
+  if (wrapped && !cfg.has("tie_word_embeddings") && top.has("tie_word_embeddings")) {
+    im.m.tie_word_embeddings = top.optional_bool("tie_word_embeddings", im.m.tie_word_embeddings);
+  }
   hf::read_quantization(cfg.has("quantization_config") ? cfg : top, im);
   hf::infer_attention_kind(im.m.attention);
   if (im.m.intermediate_size == 0 && im.m.moe.enabled()) {

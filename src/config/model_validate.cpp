@@ -67,6 +67,11 @@ void check_bounds(const model::ModelSpec& m, const Checker& c) {
            {"layer_pattern", m.ssm.state_size, kMaxWidth},
            {"layer_pattern", m.ssm.num_groups, kMaxHeads},
            {"layer_pattern", m.ssm.conv_kernel, kMaxWidth},
+           {"linear_attention", m.gdn.num_key_heads, kMaxHeads},
+           {"linear_attention", m.gdn.num_value_heads, kMaxHeads},
+           {"linear_attention", m.gdn.key_head_dim, kMaxWidth},
+           {"linear_attention", m.gdn.value_head_dim, kMaxWidth},
+           {"linear_attention", m.gdn.conv_kernel, kMaxWidth},
        }) {
     c.at_most(field, value, max);
   }
@@ -104,7 +109,8 @@ void check_layers(const model::ModelSpec& m, const Checker& c) {
   bool dense_mlp = false;
   for (std::int64_t i = 0; i < m.num_layers; ++i) {
     const auto b = m.block_kind(i);
-    const bool has_mlp = b == model::BlockKind::kAttentionMlp || b == model::BlockKind::kMlpOnly;
+    const bool has_mlp = b == model::BlockKind::kAttentionMlp || b == model::BlockKind::kMlpOnly ||
+                         b == model::BlockKind::kLinearAttentionMlp;
     if (has_mlp && !m.moe.is_moe_layer(i)) dense_mlp = true;
   }
   if (dense_mlp) c.positive("intermediate_size", m.intermediate_size);

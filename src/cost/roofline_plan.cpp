@@ -165,14 +165,15 @@ struct LayerKey {
 struct LayerCensus {
   std::map<LayerKey, std::int64_t> counts;
   std::map<LayerKey, std::int64_t> first;  // each group's first layer (its quantized modules)
-  std::int64_t num_mamba = 0;
+  std::int64_t num_stateful = 0;  // Mamba and gated DeltaNet blocks (a fixed state per sequence)
 };
 
 LayerCensus count_layers(const model::ModelSpec& m) {
   LayerCensus census;
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(m.layer_kinds.size()); ++i) {
     const model::BlockKind block = m.block_kind(i);
-    census.num_mamba += block == model::BlockKind::kMamba ? 1 : 0;
+    census.num_stateful +=
+        block == model::BlockKind::kMamba || block == model::BlockKind::kLinearAttentionMlp ? 1 : 0;
     const LayerKey key{m.layer_kinds[static_cast<std::size_t>(i)], block, m.moe.is_moe_layer(i)};
     ++census.counts[key];
     census.first.emplace(key, i);
@@ -213,6 +214,7 @@ class TemplateBuilder {
     return model::is_quantized_module(m_.quantization, layer_, module);
   }
   void add_ssm(LayerGroup& g, double ssm_state_per_layer);
+  void add_gated_delta_net(LayerGroup& g, double state_per_layer);
   void add_mla_attention(LayerGroup& g);
   void add_attention(LayerGroup& g, model::LayerKind kind);
   void add_moe(LayerGroup& g);
@@ -277,9 +279,9 @@ LayerGroup TemplateBuilder::layer_group(const LayerKey& key, std::int64_t count,
   layer_ = first_layer;
   LayerGroup g;
   g.count = static_cast<double>(count);
-  const bool two_sublayers = key.block == model::BlockKind::kAttentionMlp;
-  const bool has_mlp =
-      key.block == model::BlockKind::kAttentionMlp || key.block == model::BlockKind::kMlpOnly;
+  const bool two_sublayers = key.block == model::BlockKind::kAttentionMlp ||
+                             key.block == model::BlockKind::kLinearAttentionMlp;
+  const bool has_mlp = two_sublayers || key.block == model::BlockKind::kMlpOnly;
   g.attention =
       key.kind != model::LayerKind::kNoKvCache && (key.block == model::BlockKind::kAttentionMlp ||
                                                    key.block == model::BlockKind::kAttentionOnly);
@@ -293,6 +295,9 @@ LayerGroup TemplateBuilder::layer_group(const LayerKey& key, std::int64_t count,
     g.elementwise.push_back({kNorms, 3.0 * h_ * a, 0});
   P_.allreduces += (m_.parallel_attention_mlp || !two_sublayers ? 1.0 : 2.0) * g.count;
   if (key.block == model::BlockKind::kMamba && m_.ssm.enabled()) add_ssm(g, ssm_state_per_layer);
+  if (key.block == model::BlockKind::kLinearAttentionMlp) {
+    add_gated_delta_net(g, ssm_state_per_layer);
+  }
   if (g.attention && g.mla) {
     add_mla_attention(g);
   } else if (g.attention) {
@@ -318,6 +323,24 @@ void TemplateBuilder::add_ssm(LayerGroup& g, double ssm_state_per_layer) {
   // per sequence.
   g.elementwise.push_back(
       {kSsm, 4.0 * static_cast<double>(inner) * b_.a, 2.0 * ssm_state_per_layer});
+}
+
+void TemplateBuilder::add_gated_delta_net(LayerGroup& g, double state_per_layer) {
+  const auto& gdn = m_.gdn;
+  const std::int64_t kw = ceil_div(gdn.num_key_heads, p_) * gdn.key_head_dim;
+  const std::int64_t vh = ceil_div(gdn.num_value_heads, p_);
+  const std::int64_t vw = vh * gdn.value_head_dim;
+  const double a = b_.a;
+  g.gemms.push_back(linear(kSsm, Rows::kTokens, 2 * kw + 2 * vw, h_, "linear_attn.in_proj_qkvz"));
+  g.gemms.push_back(linear(kSsm, Rows::kTokens, 2 * vh, h_, "linear_attn.in_proj_ba"));
+  g.gemms.push_back(linear(kSsm, Rows::kTokens, h_, vw, "linear_attn.out_proj"));
+  // Memory-bound terms, as for the Mamba mixer: per token, the conv over q/k/v (read and
+  // written), the delta-rule kernel's q/k/v in and output out, and the gated norm over the output
+  // and z; per sequence, the state read and written once. A prefill's chunked kernel also writes
+  // and reads the state at each 64-token chunk boundary: 2 × state / 64 per token.
+  const double conv = static_cast<double>(2 * kw + vw);
+  const double per_token = (2.0 * conv + conv + static_cast<double>(vw) + 3.0 * vw) * a;
+  g.elementwise.push_back({kSsm, per_token + 2.0 * state_per_layer / 64.0, 2.0 * state_per_layer});
 }
 
 void TemplateBuilder::add_mla_attention(LayerGroup& g) {
@@ -366,7 +389,12 @@ void TemplateBuilder::add_attention(LayerGroup& g, model::LayerKind kind) {
   const std::int64_t vd = lg.v_dim;
   const std::int64_t kvg = model::kv_heads_per_rank(lg.kv_heads, p_);
   const std::int64_t kv_cols = lg.stores_v ? kvg * (hd + vd) : kvg * hd;
-  g.gemms.push_back(linear(kQkv, Rows::kTokens, hq_ * hd + kv_cols, h_, "self_attn.q_proj"));
+  // With an output gate the query projection also yields the gate, applied to the output.
+  const std::int64_t q_cols = hq_ * hd * (att_.output_gate ? 2 : 1);
+  g.gemms.push_back(linear(kQkv, Rows::kTokens, q_cols + kv_cols, h_, "self_attn.q_proj"));
+  if (att_.output_gate) {
+    g.elementwise.push_back({kNorms, 3.0 * static_cast<double>(hq_ * vd) * a, 0});
+  }
   g.gemms.push_back(linear(kOProj, Rows::kTokens, h_, hq_ * vd, "self_attn.o_proj"));
   AttentionGeometry geom;
   geom.q_heads = static_cast<double>(hq_);
@@ -551,10 +579,11 @@ std::unique_ptr<Plan> build_plan(const model::ModelSpec& m, const model::Hardwar
   P.window = m.attention.sliding_window;
 
   const LayerCensus census = count_layers(m);
+  // Each stateful block's share of the per-sequence state (a model has one kind of them).
   const double ssm_state_per_layer =
-      census.num_mamba > 0 ? static_cast<double>(model::ssm_state_bytes_per_sequence(m, p)) /
-                                 static_cast<double>(census.num_mamba)
-                           : 0.0;
+      census.num_stateful > 0 ? static_cast<double>(model::ssm_state_bytes_per_sequence(m, p)) /
+                                    static_cast<double>(census.num_stateful)
+                              : 0.0;
   TemplateBuilder builder(m, p, bytes, P);
   for (const auto& [key, count] : census.counts) {
     P.groups.push_back(builder.layer_group(key, count, census.first.at(key), ssm_state_per_layer));

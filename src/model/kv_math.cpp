@@ -114,6 +114,17 @@ std::string tensor_parallel_problem(const ModelSpec& model, std::int64_t tp) {
       return p;
     }
   }
+  if (model.gdn.enabled()) {
+    for (const auto& [what, heads] :
+         {std::pair<const char*, std::int64_t>{"linear-attention key heads",
+                                               model.gdn.num_key_heads},
+          {"linear-attention value heads", model.gdn.num_value_heads}}) {
+      if (heads % tp != 0) {
+        return "the model's " + std::to_string(heads) + " " + what +
+               " cannot be split evenly over " + std::to_string(tp) + " GPUs";
+      }
+    }
+  }
   return {};
 }
 
@@ -203,11 +214,16 @@ Bytes kv_bytes_for_sequence(const ModelSpec& model, const KvFormat& format, std:
   return total;
 }
 
-Bytes ssm_state_bytes_per_sequence(const ModelSpec& model, std::int64_t tp) {
-  KVSIM_ASSERT(tp >= 1, "ssm_state_bytes_per_sequence: tp < 1");
-  if (!model.ssm.enabled()) {
-    return (model.ssm_state_bytes_per_sequence + u64(tp) - 1) / u64(tp);
-  }
+namespace {
+
+std::int64_t count_blocks(const ModelSpec& model, BlockKind kind) {
+  std::int64_t n = 0;
+  for (BlockKind b : model.block_kinds) n += b == kind ? 1 : 0;
+  return n;
+}
+
+// The Mamba-2 state of one sequence over all kMamba blocks, on one of `tp` GPUs.
+Bytes mamba_state_bytes(const ModelSpec& model, std::int64_t tp) {
   const SsmSpec& s = model.ssm;
   const std::int64_t heads = std::max<std::int64_t>(1, s.num_heads / tp);
   const std::int64_t groups = kv_heads_per_rank(s.num_groups, tp);
@@ -222,9 +238,40 @@ Bytes ssm_state_bytes_per_sequence(const ModelSpec& model, std::int64_t tp) {
   const Dtype dtype = activation_dtype(model);
   const Bytes per_layer =
       checked_add(bytes_for_elements(conv, dtype), bytes_for_elements(state, dtype), what);
-  std::int64_t num_mamba = 0;
-  for (BlockKind b : model.block_kinds) num_mamba += b == BlockKind::kMamba ? 1 : 0;
-  return checked_mul(per_layer, u64(num_mamba), what);
+  return checked_mul(per_layer, u64(count_blocks(model, BlockKind::kMamba)), what);
+}
+
+// The gated DeltaNet state of one sequence over all kLinearAttentionMlp blocks, on one of `tp`
+// GPUs (vLLM's gated_delta_net_state_shape: heads split over the GPUs).
+Bytes gdn_state_bytes(const ModelSpec& model, std::int64_t tp) {
+  const GatedDeltaNetSpec& g = model.gdn;
+  const char* what = "the linear-attention state of one sequence";
+  const std::uint64_t conv_width = checked_add(
+      checked_product({2, u64(ceil_div(g.num_key_heads, tp)), u64(g.key_head_dim)}, what),
+      checked_product({u64(ceil_div(g.num_value_heads, tp)), u64(g.value_head_dim)}, what), what);
+  const std::uint64_t conv = checked_mul(u64(g.conv_kernel - 1), conv_width, what);
+  const std::uint64_t state = checked_product(
+      {u64(ceil_div(g.num_value_heads, tp)), u64(g.key_head_dim), u64(g.value_head_dim)}, what);
+  const Dtype act = activation_dtype(model);
+  const Bytes per_layer =
+      checked_add(bytes_for_elements(conv, act),
+                  bytes_for_elements(state, g.has_state_dtype ? g.state_dtype : act), what);
+  return checked_mul(per_layer, u64(count_blocks(model, BlockKind::kLinearAttentionMlp)), what);
+}
+
+}  // namespace
+
+Bytes ssm_state_bytes_per_sequence(const ModelSpec& model, std::int64_t tp) {
+  KVSIM_ASSERT(tp >= 1, "ssm_state_bytes_per_sequence: tp < 1");
+  if (!model.ssm.enabled() && !model.gdn.enabled()) {
+    return (model.ssm_state_bytes_per_sequence + u64(tp) - 1) / u64(tp);
+  }
+  Bytes total = 0;
+  if (model.ssm.enabled()) total = mamba_state_bytes(model, tp);
+  if (model.gdn.enabled()) {
+    total = checked_add(total, gdn_state_bytes(model, tp), "the state of one sequence");
+  }
+  return total;
 }
 
 std::vector<KvGroup> kv_groups(const ModelSpec& model, const KvFormat& format, std::int64_t tp) {
@@ -301,6 +348,12 @@ Bytes default_activation_reserve_bytes(const ModelSpec& model, std::int64_t tp, 
     const auto& s = model.ssm;
     mlp_width = std::max(
         mlp_width, 2 * s.num_heads * s.head_dim + 2 * s.num_groups * s.state_size + s.num_heads);
+  }
+  if (model.gdn.enabled()) {
+    // A gated DeltaNet's input projections (q, k, v, the output gate z, and b, a per value head).
+    const auto& g = model.gdn;
+    mlp_width =
+        std::max(mlp_width, 2 * g.key_width() + 2 * g.value_width() + 2 * g.num_value_heads);
   }
   const Bytes act_bytes = u64(bits_per_element(activation_dtype(model))) / 8;
   const char* what = "the activation reserve";

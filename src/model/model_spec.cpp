@@ -30,11 +30,12 @@ std::string_view layer_kind_name(LayerKind kind) {
   return kLayerKindNames.name(kind);
 }
 
-constexpr EnumNames<BlockKind, 4> kBlockKindNames{{{
+constexpr EnumNames<BlockKind, 5> kBlockKindNames{{{
     {BlockKind::kAttentionMlp, "attention_mlp"},
     {BlockKind::kAttentionOnly, "attention"},
     {BlockKind::kMlpOnly, "mlp"},
     {BlockKind::kMamba, "mamba"},
+    {BlockKind::kLinearAttentionMlp, "linear_attention_mlp"},
 }}};
 
 std::string_view block_kind_name(BlockKind kind) {

@@ -49,6 +49,9 @@ struct AttentionSpec {
   std::int64_t full_layer_num_kv_heads = 0;
   std::int64_t full_layer_head_dim = 0;
   bool k_eq_v = false;  // full-attention layers share one tensor for K and V (cache holds one)
+  // A sigmoid gate on the attention output, projected with the queries (q_proj twice as wide:
+  // Qwen3-Next, Qwen3.5).
+  bool output_gate = false;
 };
 
 struct MoeSpec {
@@ -89,10 +92,11 @@ struct MoeSpec {
 
 // What one decoder block computes, for hybrid models whose blocks are not all attention + MLP.
 enum class BlockKind : std::uint8_t {
-  kAttentionMlp,   // attention then MLP/MoE (every ordinary transformer layer)
-  kAttentionOnly,  // attention, no MLP (Nemotron-H '*')
-  kMlpOnly,        // MLP, no attention (Nemotron-H '-')
-  kMamba,          // a Mamba-2 mixer, no attention, no MLP (Nemotron-H 'M')
+  kAttentionMlp,        // attention then MLP/MoE (every ordinary transformer layer)
+  kAttentionOnly,       // attention, no MLP (Nemotron-H '*')
+  kMlpOnly,             // MLP, no attention (Nemotron-H '-')
+  kMamba,               // a Mamba-2 mixer, no attention, no MLP (Nemotron-H 'M')
+  kLinearAttentionMlp,  // a gated DeltaNet (linear attention) mixer, then the MLP/MoE (Qwen3-Next)
 };
 
 // Mamba-2 mixer geometry (hybrid SSM models). Its per-sequence state is fixed-size:
@@ -106,6 +110,23 @@ struct SsmSpec {
   std::int64_t conv_kernel = 0;
   bool conv_bias = true;
   bool enabled() const { return num_heads > 0; }
+};
+
+// Gated DeltaNet geometry (linear-attention hybrids: Qwen3-Next, Qwen3.5). Its per-sequence state
+// is fixed-size: conv state (conv_kernel - 1) × (2 × num_key_heads × key_head_dim +
+// num_value_heads × value_head_dim) in the model's dtype, and recurrent state num_value_heads ×
+// key_head_dim × value_head_dim in `state_dtype` (vLLM's mamba_ssm_cache_dtype).
+struct GatedDeltaNetSpec {
+  std::int64_t num_key_heads = 0;
+  std::int64_t num_value_heads = 0;
+  std::int64_t key_head_dim = 0;
+  std::int64_t value_head_dim = 0;
+  std::int64_t conv_kernel = 0;
+  bool has_state_dtype = false;  // false: the recurrent state is in the model's dtype
+  Dtype state_dtype = Dtype::kFp32;
+  bool enabled() const { return num_value_heads > 0; }
+  std::int64_t key_width() const { return num_key_heads * key_head_dim; }
+  std::int64_t value_width() const { return num_value_heads * value_head_dim; }
 };
 
 struct ModelSpec {
@@ -126,7 +147,8 @@ struct ModelSpec {
   // One per decoder layer for hybrid models; empty = every layer is kAttentionMlp. A layer whose
   // block has no attention has layer_kinds[i] == kNoKvCache.
   std::vector<BlockKind> block_kinds;
-  SsmSpec ssm;  // geometry of the kMamba blocks
+  SsmSpec ssm;            // geometry of the kMamba blocks
+  GatedDeltaNetSpec gdn;  // geometry of the kLinearAttentionMlp blocks
 
   bool gated_mlp = true;  // SwiGLU/GeGLU: three matrices; false: up + down only (GPT-2, OPT)
   bool tie_word_embeddings = false;
@@ -172,6 +194,7 @@ bool has_mxfp4_experts(const ModelSpec& m);
 
 std::string_view attention_kind_name(AttentionKind kind);  // "mha", "mqa", "gqa", "mla"
 std::string_view layer_kind_name(LayerKind kind);          // "full", "sliding", "none"
-std::string_view block_kind_name(BlockKind kind);  // "attention_mlp", "attention", "mlp", "mamba"
+// "attention_mlp", "attention", "mlp", "mamba", "linear_attention_mlp"
+std::string_view block_kind_name(BlockKind kind);
 
 }  // namespace kvsim::model

@@ -68,7 +68,7 @@ ModelSpec stage_model(const ModelSpec& model, const PipelineStage& stage, std::i
   m.block_kinds = slice(model.block_kinds, stage);
   shift_moe_pattern(m.moe, stage.first_layer);
   // With an SSM geometry the state follows the sliced blocks; a given total is shared out evenly.
-  if (!model.ssm.enabled() && model.ssm_state_bytes_per_sequence > 0) {
+  if (!model.ssm.enabled() && !model.gdn.enabled() && model.ssm_state_bytes_per_sequence > 0) {
     const std::int64_t all = stateful_layers(model, 0, model.num_layers);
     const std::int64_t here = stateful_layers(model, stage.first_layer, stage.end_layer);
     m.ssm_state_bytes_per_sequence = all > 0 ? model.ssm_state_bytes_per_sequence /

@@ -108,9 +108,11 @@ class TensorWalker {
     const BlockKind block = m.block_kind(layer);
     const bool has_attention =
         block == BlockKind::kAttentionMlp || block == BlockKind::kAttentionOnly;
-    const bool has_mlp = block == BlockKind::kAttentionMlp || block == BlockKind::kMlpOnly;
-    // Norms: norms_per_layer for an ordinary block, one for a hybrid model's single-op block.
-    const std::int64_t norms = block == BlockKind::kAttentionMlp ? m.norms_per_layer : 1;
+    const bool two_sublayers =
+        block == BlockKind::kAttentionMlp || block == BlockKind::kLinearAttentionMlp;
+    const bool has_mlp = two_sublayers || block == BlockKind::kMlpOnly;
+    // Norms: norms_per_layer for a mixer + MLP block, one for a hybrid model's single-op block.
+    const std::int64_t norms = two_sublayers ? m.norms_per_layer : 1;
     for (std::int64_t i = 0; i < norms; ++i) norm(Part::kNorms, h);
     if (has_attention && m.attention.kind == AttentionKind::kMla) {
       mla_attention();
@@ -118,6 +120,7 @@ class TensorWalker {
       attention(m.layer_kinds[static_cast<std::size_t>(layer)]);
     }
     if (block == BlockKind::kMamba) mamba();
+    if (block == BlockKind::kLinearAttentionMlp) gated_delta_net();
     if (has_mlp && m.moe.is_moe_layer(layer)) {
       moe_mlp();
     } else if (has_mlp) {
@@ -156,7 +159,8 @@ class TensorWalker {
     const std::int64_t k_dim = g.k_dim;
     const std::int64_t v_dim = g.v_dim;
     const bool has_v = g.stores_v;
-    const std::uint64_t q_width = mul({u64(a.num_q_heads), u64(k_dim)});
+    // With an output gate q_proj also projects the gate (one value per query element).
+    const std::uint64_t q_width = mul({u64(a.num_q_heads), u64(k_dim), a.output_gate ? 2U : 1U});
     const std::uint64_t o_width = mul({u64(a.num_q_heads), u64(v_dim)});
     const std::uint64_t kv_rank_heads =
         u64(kv_heads_per_rank(kv_heads, static_cast<std::int64_t>(t)));
@@ -190,6 +194,22 @@ class TensorWalker {
     sharded(Part::kSsm, mul({3, heads}));                            // dt_bias, A_log, D
     sharded(Part::kSsm, inner);                                      // gated norm
     linear(Part::kSsm, "mixer.out_proj", mul({inner, h}), ceil_div(inner, t));
+  }
+
+  // Gated DeltaNet (vLLM's Qwen3-Next layout): q, k, v and the output gate z from one
+  // projection, the per-head b and a from another, a depthwise conv over q/k/v, per-head decay
+  // parameters, a gated RMSNorm over one value head, and the output projection.
+  void gated_delta_net() {
+    const GatedDeltaNetSpec& g = m.gdn;
+    const std::uint64_t kw = u64(g.key_width());
+    const std::uint64_t vw = u64(g.value_width());
+    const std::uint64_t vh = u64(g.num_value_heads);
+    linear(Part::kSsm, "linear_attn.in_proj_qkvz", mul({h, add(mul({2, kw}), mul({2, vw}))}), h);
+    linear(Part::kSsm, "linear_attn.in_proj_ba", mul({h, 2, vh}), h);
+    sharded(Part::kSsm, mul({add(mul({2, kw}), vw), u64(g.conv_kernel)}));  // conv1d weight
+    sharded(Part::kSsm, mul({2, vh}));                                      // dt_bias, A_log
+    replicated(Part::kSsm, u64(g.value_head_dim));                          // gated norm
+    linear(Part::kSsm, "linear_attn.out_proj", mul({vw, h}), ceil_div(vw, t));
   }
 
   void moe_mlp() {

@@ -32,7 +32,7 @@ struct ParameterCounts {
   std::uint64_t routed_experts = 0;  // all routed experts of all MoE layers
   std::uint64_t shared_experts = 0;
   std::uint64_t router = 0;
-  std::uint64_t ssm = 0;      // Mamba-2 mixers
+  std::uint64_t ssm = 0;      // Mamba-2 and gated DeltaNet mixers
   std::uint64_t norms = 0;    // layer norms and the final norm
   std::uint64_t lm_head = 0;  // 0 when tied
 

@@ -253,7 +253,9 @@ void add_bytes_per_token(KeyValueTable& t, const KvReport& r) {
   }
   if (m.num_layers_of(model::LayerKind::kNoKvCache) > 0) {
     t.add("layers without KV", n(m.num_layers_of(model::LayerKind::kNoKvCache)),
-          m.ssm.enabled() ? "Mamba/MLP blocks: no per-token cache" : "no per-token cache");
+          m.ssm.enabled()   ? "Mamba/MLP blocks: no per-token cache"
+          : m.gdn.enabled() ? "linear-attention blocks: a fixed state per sequence"
+                            : "no per-token cache");
   }
   bool uniform = true;
   Bytes first_nonzero = 0;

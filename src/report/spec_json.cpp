@@ -31,6 +31,7 @@ Json attention_json(const model::AttentionSpec& a) {
     att["full_layer_head_dim"] = a.full_layer_head_dim > 0 ? a.full_layer_head_dim : a.head_dim;
     att["k_eq_v"] = a.k_eq_v;
   }
+  if (a.output_gate) att["output_gate"] = true;
   return att;
 }
 
@@ -61,6 +62,20 @@ Json ssm_json(const model::ModelSpec& m) {
              for (auto b : m.block_kinds) n += b == model::BlockKind::kMamba ? 1 : 0;
              return n;
            }()}};
+}
+
+Json gdn_json(const model::ModelSpec& m) {
+  const model::GatedDeltaNetSpec& g = m.gdn;
+  std::int64_t layers = 0;
+  for (auto b : m.block_kinds) layers += b == model::BlockKind::kLinearAttentionMlp ? 1 : 0;
+  return {{"num_key_heads", g.num_key_heads},
+          {"num_value_heads", g.num_value_heads},
+          {"key_head_dim", g.key_head_dim},
+          {"value_head_dim", g.value_head_dim},
+          {"conv_kernel", g.conv_kernel},
+          {"state_dtype",
+           std::string(model::dtype_name(g.has_state_dtype ? g.state_dtype : m.weight_dtype))},
+          {"num_layers", layers}};
 }
 
 // {"method": "none"}, or the method with its weights' type, scale layout, the modules kept at
@@ -121,6 +136,7 @@ Json model_json(const model::ModelSpec& m) {
   }
   if (m.moe.enabled()) j["moe"] = moe_json(m.moe);
   if (m.ssm.enabled()) j["ssm"] = ssm_json(m);
+  if (m.gdn.enabled()) j["linear_attention"] = gdn_json(m);
   j["gated_mlp"] = m.gated_mlp;
   j["tie_word_embeddings"] = m.tie_word_embeddings;
   const model::ParameterCounts counts = model::parameter_counts(m);

@@ -51,4 +51,5 @@ TEST_CASE("Every enum table round-trips its names", "[common][enum]") {
   CHECK(model::layer_kind_name(model::LayerKind::kSlidingWindow) == "sliding");
   CHECK(model::attention_kind_name(model::AttentionKind::kMla) == "mla");
   CHECK(model::block_kind_name(model::BlockKind::kMamba) == "mamba");
+  CHECK(model::block_kind_name(model::BlockKind::kLinearAttentionMlp) == "linear_attention_mlp");
 }

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "config/catalog.h"
+#include "config/hf_import.h"
 #include "model/kv_math.h"
 #include "model/weights.h"
 #include "test_util.h"
@@ -47,4 +48,117 @@ TEST_CASE("HF fixtures: DeepSeek-V3 (MLA with low-rank queries) and Gemma 3 (wra
   CHECK(kv_bytes_per_token(g3, bf16()) == 2ULL * 62 * 16 * 128 * 2);
   CHECK(kv_bytes_for_sequence(g3, bf16(), 8192) == 10ULL * 8192 * 8192 + 52ULL * 8192 * 1024);
   CHECK(std::fabs(static_cast<double>(parameter_counts(g3).total()) - 27.0e9) < 0.1e9);
+}
+
+TEST_CASE("HF fixture: Qwen3-Next (gated DeltaNet hybrid, gated attention, 512 experts)",
+          "[config][hf]") {
+  const ModelSpec m = config::load_model(fixture("qwen3-next-80b-a3b.json"));
+  CHECK(m.family == "qwen3_next");
+  // Every 4th layer is full attention; the others are linear attention without a KV cache.
+  CHECK(m.num_layers_of(LayerKind::kFullAttention) == 12);
+  CHECK(m.num_layers_of(LayerKind::kNoKvCache) == 36);
+  CHECK(m.layer_kinds[3] == LayerKind::kFullAttention);
+  CHECK(m.block_kind(0) == BlockKind::kLinearAttentionMlp);
+  CHECK(m.block_kind(3) == BlockKind::kAttentionMlp);
+  CHECK(m.attention.output_gate);
+  CHECK(m.qk_norm);
+  CHECK(m.moe.num_experts == 512);
+  CHECK(m.moe.num_shared_experts == 1);
+  CHECK(kv_bytes_per_token(m, bf16()) == 2ULL * 12 * 2 * 256 * 2);  // 24,576
+  // Per layer: conv 3 × (2·16·128 + 32·128) and recurrent 32 × 128 × 128, all bf16.
+  CHECK(ssm_state_bytes_per_sequence(m, 1) == 36ULL * (3 * 8192 * 2 + 32 * 128 * 128 * 2));
+  CHECK(ssm_state_bytes_per_sequence(m, 4) == 36ULL * (3 * 2048 * 2 + 8 * 128 * 128 * 2));
+  // 80B: embeddings and head 2 × 151,936 × 2,048; 12 gated-attention and 36 DeltaNet mixers;
+  // 48 × (512 routed + 1 shared experts of 3 × 2,048 × 512, a router); norms.
+  CHECK(parameter_counts(m).total() == 79'674'292'992ULL);
+  CHECK(tensor_parallel_problem(m, 8).empty());
+  ModelSpec odd = m;
+  odd.gdn.num_key_heads = 12;
+  CHECK(tensor_parallel_problem(odd, 8).find("linear-attention key heads") != std::string::npos);
+}
+
+TEST_CASE("HF: Qwen3.5 wrapper with an fp32 recurrent state and a layer_types list",
+          "[config][hf]") {
+  const std::string text = R"({
+    "model_type": "qwen3_5_moe", "tie_word_embeddings": true,
+    "text_config": {
+      "model_type": "qwen3_5_moe_text", "num_hidden_layers": 4, "hidden_size": 1024,
+      "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 128,
+      "vocab_size": 1000, "max_position_embeddings": 4096,
+      "linear_num_key_heads": 4, "linear_num_value_heads": 8, "linear_key_head_dim": 64,
+      "linear_value_head_dim": 64, "linear_conv_kernel_dim": 4, "mamba_ssm_dtype": "float32",
+      "layer_types": ["linear_attention", "linear_attention", "linear_attention",
+                      "full_attention"],
+      "num_experts": 16, "num_experts_per_tok": 2, "moe_intermediate_size": 256,
+      "shared_expert_intermediate_size": 256}})";
+  const ModelSpec m = config::parse_hf_config(text, "qwen3.5.json");
+  CHECK(m.family == "qwen3_5_moe_text");
+  CHECK(m.tie_word_embeddings);  // said at the wrapper's top level
+  CHECK(m.layer_kinds == std::vector<LayerKind>{LayerKind::kNoKvCache, LayerKind::kNoKvCache,
+                                                LayerKind::kNoKvCache, LayerKind::kFullAttention});
+  // Conv 3 × (2·4·64 + 8·64) in bf16, recurrent 8 × 64 × 64 in fp32, over 3 layers.
+  CHECK(ssm_state_bytes_per_sequence(m, 1) == 3ULL * (3 * 1024 * 2 + 8 * 64 * 64 * 4));
+
+  // Without layer_types, every full_attention_interval-th layer is full attention.
+  const std::string dense = R"({"model_type": "qwen3_next", "num_hidden_layers": 4,
+      "hidden_size": 1024, "intermediate_size": 2048, "num_attention_heads": 8,
+      "num_key_value_heads": 2, "head_dim": 128, "vocab_size": 1000,
+      "max_position_embeddings": 4096, "linear_num_key_heads": 4, "linear_num_value_heads": 8,
+      "linear_key_head_dim": 64, "linear_value_head_dim": 64, "linear_conv_kernel_dim": 4,
+      "full_attention_interval": 2})";
+  const ModelSpec d = config::parse_hf_config(dense, "dense.json");
+  CHECK(!d.moe.enabled());
+  CHECK(d.layer_kinds == std::vector<LayerKind>{LayerKind::kNoKvCache, LayerKind::kFullAttention,
+                                                LayerKind::kNoKvCache, LayerKind::kFullAttention});
+  std::string bad = text;
+  bad.replace(bad.find("\"full_attention\"]"), 16, "\"sliding_attention\"");
+  CHECK_THROWS_WITH(config::parse_hf_config(bad, "bad.json"),
+                    Catch::Contains("text_config.layer_types[3]") &&
+                        Catch::Contains("full_attention|linear_attention"));
+}
+
+TEST_CASE("HF fixture: GLM-4.5-Air (GQA + DeepSeek-style MoE) and GLM-4 (four norms)",
+          "[config][hf]") {
+  const ModelSpec m = config::load_model(fixture("glm-4.5-air.json"));
+  CHECK(m.family == "glm4_moe");
+  CHECK(m.attention.kind == AttentionKind::kGqa);
+  CHECK(m.attention_bias);
+  CHECK(!m.qk_norm);
+  CHECK(m.moe.first_dense_layers == 1);
+  CHECK(m.moe.num_experts == 128);
+  CHECK(m.moe.num_shared_experts == 1);
+  CHECK(m.intermediate_size == 10944);
+  CHECK(kv_bytes_per_token(m, bf16()) == 2ULL * 46 * 8 * 128 * 2);  // 188,416
+  // "106B total, 12B active" (GLM-4.5 report; kvsim also counts the o_proj bias and, among
+  // the active ones, the embeddings and the head).
+  CHECK(parameter_counts(m).total() == 106'852'433'920ULL);
+  CHECK(std::fabs(static_cast<double>(parameter_counts(m).active(m)) - 13.42e9) < 0.01e9);
+
+  const ModelSpec g4 = config::parse_hf_config(
+      R"({"model_type": "glm4", "num_hidden_layers": 40, "hidden_size": 4096,
+          "intermediate_size": 13696, "num_attention_heads": 32, "num_key_value_heads": 2,
+          "head_dim": 128, "vocab_size": 151552, "max_position_embeddings": 32768})",
+      "glm-4-9b.json");
+  CHECK(g4.norms_per_layer == 4);
+  CHECK(g4.attention_bias);
+  CHECK(kv_bytes_per_token(g4, bf16()) == 2ULL * 40 * 2 * 128 * 2);
+}
+
+TEST_CASE("HF: an unknown model_type is read by its architectures class, as vLLM does",
+          "[config][hf]") {
+  // Kimi K2 keeps DeepSeek-V3's architecture under its own model_type.
+  std::string text = test::slurp(fixture("deepseek-v3.json"));
+  const std::string from = "\"model_type\": \"deepseek_v3\"";
+  REQUIRE(text.find(from) != std::string::npos);
+  text.replace(text.find(from), from.size(),
+               "\"model_type\": \"kimi_k2\", \"architectures\": [\"DeepseekV3ForCausalLM\"]");
+  const ModelSpec k2 = config::parse_hf_config(text, "kimi-k2.json");
+  CHECK(k2.family == "deepseek_v3");
+  CHECK(k2.source.find("model_type 'kimi_k2' read as deepseek_v3") != std::string::npos);
+  CHECK(kv_bytes_per_token(k2, bf16()) == (512ULL + 64) * 61 * 2);
+  // Neither the model_type nor a class kvsim knows: an error that says both were tried.
+  CHECK_THROWS_WITH(
+      config::parse_hf_config(R"({"model_type": "foo", "architectures": ["FooForCausalLM"]})",
+                              "foo.json"),
+      Catch::Contains("unsupported model_type 'foo'") && Catch::Contains("architectures"));
 }

@@ -58,6 +58,22 @@ inline model::ModelSpec hybrid_mamba_attention_mlp() {
   return m;
 }
 
+// Llama-3-70B's dimensions in two hybrid blocks: a gated DeltaNet mixer then the MLP (no KV
+// cache), and gated full attention (q_proj also projects the output gate) then the MLP.
+inline model::ModelSpec hybrid_gated_delta_net() {
+  model::ModelSpec m = llama3_70b();
+  m.num_layers = 2;
+  m.layer_kinds = {LayerKind::kNoKvCache, LayerKind::kFullAttention};
+  m.block_kinds = {model::BlockKind::kLinearAttentionMlp, model::BlockKind::kAttentionMlp};
+  m.gdn.num_key_heads = 16;
+  m.gdn.num_value_heads = 32;
+  m.gdn.key_head_dim = 128;
+  m.gdn.value_head_dim = 128;
+  m.gdn.conv_kernel = 4;
+  m.attention.output_gate = true;
+  return m;
+}
+
 inline model::ModelSpec deepseek_v2_lite() {
   model::ModelSpec m;
   m.name = "deepseek-v2-lite";

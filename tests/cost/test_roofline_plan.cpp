@@ -127,6 +127,32 @@ TEST_CASE("Hybrid blocks: Mamba mixers, attention-only and MLP-only blocks", "[c
   CHECK(ops.at("allreduce").bytes == 3.0 * 0.5 * 2 * 4 * 8192 * 2);
 }
 
+TEST_CASE("Hybrid blocks: a gated DeltaNet mixer and gated full attention", "[cost]") {
+  const model::ModelSpec m = test::hybrid_gated_delta_net();
+  cost::CostOptions o;
+  o.tensor_parallel_size = 2;
+  const cost::RooflineCostModel model(m, test::h100_sxm(), o);
+  const auto four = by_name(decode(model, 4, 100));
+  // Per GPU: 8 key heads (1,024 wide) and 16 value heads (2,048 wide). in_proj_qkvz 8,192 →
+  // 2·1,024 + 2·2,048 = 6,144; in_proj_ba 8,192 → 2·16; out_proj 2,048 → 8,192.
+  CHECK(four.at("ssm").flops == 2.0 * 4 * (6144.0 * 8192 + 32.0 * 8192 + 8192.0 * 2048));
+  // Gated attention: q_proj yields 32 heads × 128 of queries and as many gates, + 4 KV heads.
+  CHECK(four.at("qkv_proj").flops == 2.0 * 4 * (2 * 32 * 128 + 4 * 256) * 8192);
+  // Both blocks have the MLP, and two all-reduces each.
+  CHECK(four.at("mlp").flops == 2.0 * 2 * 4 * 8192 * (2 * 14336 + 14336));
+  CHECK(four.at("allreduce").bytes == 4.0 * 0.5 * 2 * 4 * 8192 * 2);
+  // Each decoded sequence reads and writes its state once: conv 3 × (2·1,024 + 2,048) and
+  // recurrent 16 × 128 × 128 elements of 2 B per GPU.
+  const double state = 3.0 * 4096 * 2 + 16.0 * 128 * 128 * 2;
+  CHECK(model::ssm_state_bytes_per_sequence(m, 2) == static_cast<Bytes>(state));
+  const auto eight = by_name(decode(model, 8, 100));
+  const double extra = eight.at("ssm").bytes - four.at("ssm").bytes;
+  // Four more sequences: their states, plus ~124 KB of activations per token (the projections'
+  // inputs and outputs, the conv, the kernel's q/k/v/output and the chunk states).
+  CHECK(extra > 4 * 2 * state);
+  CHECK(extra < 4 * (2 * state + 130e3));
+}
+
 TEST_CASE("Routed experts in their own dtype are read at that width plus scales", "[cost]") {
   auto m = test::deepseek_v2_lite();
   m.moe.has_expert_dtype = true;
