@@ -268,6 +268,13 @@ struct AllocatorOptions {
   // admission continues a GPU prefix hit with the consecutive blocks found there
   // (AdmitResult::loaded_tokens). 0: no tier, evicted blocks are gone.
   Bytes cpu_offload_bytes = 0;
+  // Paged: blocks each sequence holds, whatever its length, for a fixed-size state (vLLM V1's
+  // Mamba / linear-attention groups: one page per group), and the state's bytes in them (the rest
+  // of those pages is padding, counted as internal fragmentation). Allocated at admission, freed
+  // with the sequence, swapped with it. 0: none. Needs prefix caching off (a state is not rebuilt
+  // from cached blocks) and so no CPU offload tier.
+  std::int64_t state_blocks_per_seq = 0;
+  Bytes state_bytes_per_seq = 0;
 };
 
 // Builds the allocator the options describe. Throws kvsim::Error (field = the option's name,

@@ -90,6 +90,31 @@ void check_offload(const AllocatorOptions& o) {
   }
 }
 
+// Per-sequence state pages: paged only, without prefix caching, within their blocks.
+void check_state(const AllocatorOptions& o, Bytes widest) {
+  if (o.state_blocks_per_seq == 0 && o.state_bytes_per_seq == 0) return;
+  if (o.state_blocks_per_seq < 1 || o.state_blocks_per_seq > (1 << 20)) {
+    invalid("state_blocks_per_seq", "expected a positive block count with state bytes, got " +
+                                        std::to_string(o.state_blocks_per_seq));
+  }
+  if (o.kind != AllocatorKind::kPaged) {
+    invalid("state_blocks_per_seq", "per-sequence state pages need the paged allocator, not " +
+                                        std::string(allocator_kind_name(o.kind)));
+  }
+  if (o.enable_prefix_caching) {
+    invalid("state_blocks_per_seq",
+            "prefix caching of a model with a per-sequence state is not modelled");
+  }
+  const Bytes page = static_cast<Bytes>(std::max<std::int64_t>(o.block_size, 0)) * widest;
+  if (o.state_bytes_per_seq == 0 ||
+      o.state_bytes_per_seq > static_cast<Bytes>(o.state_blocks_per_seq) * page) {
+    invalid("state_bytes_per_seq", "expected a positive byte count that fits " +
+                                       std::to_string(o.state_blocks_per_seq) + " pages of " +
+                                       std::to_string(page) + " bytes, got " +
+                                       std::to_string(o.state_bytes_per_seq));
+  }
+}
+
 // Checks `o` (throws kvsim::Error naming the field) and returns its slot sizes.
 SlotSizes checked_slot_sizes(const AllocatorOptions& o) {
   SlotSizes z{o.bytes_per_slot, o.bytes_per_slot};
@@ -114,6 +139,7 @@ SlotSizes checked_slot_sizes(const AllocatorOptions& o) {
   }
   if (o.cpu_swap_bytes > (Bytes{1} << 62)) invalid("cpu_swap_bytes", "expected a sane byte count");
   check_offload(o);
+  check_state(o, z.widest);
 
   if (o.kind == AllocatorKind::kPaged) {
     if (o.block_size < 1 || o.block_size > (1 << 20)) {

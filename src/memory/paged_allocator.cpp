@@ -34,9 +34,17 @@ PagedAllocator::PagedAllocator(const AllocatorOptions& options)
       prefix_caching_(options.enable_prefix_caching),
       watermark_blocks_(0),
       cpu_blocks_(0),
+      state_blocks_(options.state_blocks_per_seq),
+      state_bytes_(options.state_bytes_per_seq),
+      state_group_(static_cast<int>(effective_groups(options).size())),
       pool_(page_bytes_ > 0 ? static_cast<std::int64_t>(options.capacity_bytes / page_bytes_) : 0,
-            static_cast<int>(effective_groups(options).size())) {
+            static_cast<int>(effective_groups(options).size()) +
+                (options.state_blocks_per_seq > 0 ? 1 : 0)) {
   KVSIM_ASSERT(options.block_size >= 1 && widest_bytes_per_slot_ > 0, "paged options unchecked");
+  KVSIM_ASSERT(
+      state_blocks_ == 0 || (!prefix_caching_ && state_bytes_ > 0 &&
+                             state_bytes_ <= static_cast<Bytes>(state_blocks_) * page_bytes_),
+      "state options unchecked");
   const std::int64_t num_blocks = pool_.num_blocks();
   watermark_blocks_ =
       static_cast<std::int64_t>(options.watermark * static_cast<double>(num_blocks));
@@ -203,6 +211,15 @@ void PagedAllocator::settle(Seq& s, int g, std::int64_t from) {
   }
 }
 
+void PagedAllocator::allocate_state(Seq& s) {
+  for (std::int64_t k = 0; k < state_blocks_; ++k) s.state.push_back(pool_.allocate(state_group_));
+}
+
+void PagedAllocator::release_state(Seq& s) {
+  for (auto it = s.state.rbegin(); it != s.state.rend(); ++it) pool_.release(*it);
+  s.state.clear();
+}
+
 void PagedAllocator::release_table(Table& t) {
   for (auto it = t.blocks.rbegin(); it != t.blocks.rend(); ++it) pool_.release(*it);
   t.blocks.clear();
@@ -219,7 +236,7 @@ std::optional<AdmitResult> PagedAllocator::admit(const SeqInfo& seq, std::int64_
   const Hit hit = find_hit(hashes, cap);
   // Loaded blocks are fresh GPU blocks: `needed` below counts them with the others.
   const std::int64_t loaded = cpu_hit_blocks(hashes, hit.tokens / base_block_size_, cap);
-  std::int64_t needed = hit.evictable;
+  std::int64_t needed = hit.evictable + state_blocks_;
   const std::size_t num_groups = groups_.size();
   for (std::size_t g = 0; g < num_groups; ++g) {
     const std::int64_t held = ceil_div(num_tokens, groups_[g].block_size) - hit.first[g];
@@ -259,6 +276,7 @@ std::optional<AdmitResult> PagedAllocator::admit(const SeqInfo& seq, std::int64_
     }
     settle(s, static_cast<int>(g), t.first + static_cast<std::int64_t>(hit.blocks[g].size()));
   }
+  allocate_state(s);
   count_prefix_query(seq, static_cast<std::int64_t>(s.hashes.size()), hit.tokens, loaded);
   account(s, +1);
   seqs_.emplace(seq.id, std::move(s));
@@ -365,9 +383,11 @@ void PagedAllocator::free(SeqId id) {
   Seq& s = it->second;
   if (s.swapped) {
     for (const Table& t : s.tables) cpu_blocks_used_ -= t.swapped_blocks;
+    cpu_blocks_used_ -= s.swapped_state;
   } else {
     account(s, -1);
     for (Table& t : s.tables) release_table(t);
+    release_state(s);
   }
   if (last_seq_ == &s) last_seq_ = nullptr;
   seqs_.erase(it);
@@ -377,11 +397,14 @@ bool PagedAllocator::fork(SeqId parent, const SeqInfo& child) {
   KVSIM_ASSERT(!seqs_.contains(child.id), "fork: the child id is already live");
   const Seq& p = resident(parent);
   KVSIM_ASSERT(child.final_tokens >= p.num_tokens, "fork: the child is shorter than its parent");
+  if (pool_.num_free() < state_blocks_) return false;  // the child's own copy of the state
   Seq c = p;
   c.final_tokens = child.final_tokens;
   for (const Table& t : c.tables) {
     for (BlockId b : t.blocks) pool_.add_ref(b);
   }
+  c.state.clear();
+  allocate_state(c);
   account(c, +1);
   seqs_.emplace(child.id, std::move(c));
   ++stats_.forks;
@@ -391,7 +414,7 @@ bool PagedAllocator::fork(SeqId parent, const SeqInfo& child) {
 
 std::optional<Bytes> PagedAllocator::swap_out(SeqId id) {
   Seq& s = resident(id);
-  std::int64_t blocks = 0;
+  std::int64_t blocks = static_cast<std::int64_t>(s.state.size());
   for (const Table& t : s.tables) blocks += static_cast<std::int64_t>(t.blocks.size());
   if (cpu_blocks_ == 0 || cpu_blocks_used_ + blocks > cpu_blocks_) {
     ++stats_.swaps_refused;
@@ -402,6 +425,8 @@ std::optional<Bytes> PagedAllocator::swap_out(SeqId id) {
     t.swapped_blocks = static_cast<std::int64_t>(t.blocks.size());
     release_table(t);
   }
+  s.swapped_state = static_cast<std::int64_t>(s.state.size());
+  release_state(s);
   s.swapped = true;
   cpu_blocks_used_ += blocks;
   const Bytes moved = static_cast<Bytes>(blocks) * page_bytes_;
@@ -414,7 +439,7 @@ std::optional<Bytes> PagedAllocator::swap_in(SeqId id) {
   const auto it = seqs_.find(id);
   KVSIM_ASSERT(it != seqs_.end() && it->second.swapped, "swap_in of a sequence not swapped out");
   Seq& s = it->second;
-  std::int64_t blocks = 0;
+  std::int64_t blocks = s.swapped_state;
   for (const Table& t : s.tables) blocks += t.swapped_blocks;
   if (pool_.num_free() - blocks < watermark_blocks_) {
     ++stats_.swaps_refused;
@@ -429,6 +454,8 @@ std::optional<Bytes> PagedAllocator::swap_in(SeqId id) {
     t.next_register = t.first;
     settle(s, static_cast<int>(g), t.first);
   }
+  allocate_state(s);
+  s.swapped_state = 0;
   s.swapped = false;
   account(s, +1);
   cpu_blocks_used_ -= blocks;
@@ -475,8 +502,8 @@ AllocatorStats PagedAllocator::stats() const {
 }
 
 bool PagedAllocator::fits_alone(const SeqInfo& seq) const {
-  std::int64_t at_admission = 0;
-  std::int64_t peak = 0;
+  std::int64_t at_admission = state_blocks_;
+  std::int64_t peak = state_blocks_;
   for (const GroupGeometry& g : groups_) {
     const std::int64_t prompt_blocks = ceil_div(seq.prompt_tokens, g.block_size);
     const std::int64_t final_blocks = ceil_div(seq.final_tokens, g.block_size);

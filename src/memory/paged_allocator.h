@@ -15,12 +15,16 @@
 //  - fork shares every block (reference counts); the first sequence to write into a shared
 //    partial block copies it (copy-on-write);
 //  - free releases blocks tail first, so a sequence's last blocks are evicted first;
+//  - a model with a per-sequence state (state_blocks_per_seq) takes that many more pages at
+//    admission, in a pool group of their own, and holds them until it is freed (or swapped out
+//    with the rest); they count as admission blocks against the watermark;
 //  - with a CPU offload tier (cpu_offload_bytes), an evicted cached block's hash moves to the
 //    tier (CpuTier, LRU), and admit continues the GPU hit with the consecutive prompt blocks the
 //    tier holds (same cap): fresh GPU blocks, counted as loaded (AdmitResult::loaded_tokens) and
 //    cached on the GPU again at once. The tier is host memory, outside the accounting.
 //
-// Accounting: a block's filled slots are token states, counted once however many sequences
+// Accounting: a sequence's state is token states (its bytes; the rest of its pages internal
+// fragmentation). A block's filled slots are token states, counted once however many sequences
 // share it. Only a table's last block can be partial; its unfilled slots are reservation up to
 // the sequence's final length and internal fragmentation beyond (a shared partial block takes
 // the largest final length of the sequences that end in it). Evictable cached blocks are free.
@@ -105,6 +109,8 @@ class PagedAllocator final : public Allocator {
     bool swapped = false;
     std::vector<std::uint64_t> hashes;  // chained hashes of the prompt's base blocks
     std::vector<Table> tables;          // one per group
+    std::vector<BlockId> state;         // its state pages (state_blocks_ of them when resident)
+    std::int64_t swapped_state = 0;     // state pages held on the CPU while swapped out
   };
   struct Hit {
     std::int64_t tokens = 0;
@@ -138,6 +144,9 @@ class PagedAllocator final : public Allocator {
   // Copies a shared partial tail, allocates group g's blocks up to s.num_tokens and settles them.
   void extend_table(Seq& s, int g);
   void release_table(Table& t);
+  // Takes (releases) a resident sequence's state pages.
+  void allocate_state(Seq& s);
+  void release_state(Seq& s);
   Seq& resident(SeqId id);
   // The live sequence `id` (nullptr if none), through a one-entry cache: the simulator asks
   // about the same sequence several times in a row (grow, then its in-place room). Map nodes
@@ -162,6 +171,9 @@ class PagedAllocator final : public Allocator {
   std::int64_t watermark_blocks_;
   std::int64_t cpu_blocks_;
   std::int64_t cpu_blocks_used_ = 0;
+  std::int64_t state_blocks_;  // state pages per sequence (AllocatorOptions::state_blocks_per_seq)
+  Bytes state_bytes_;          // the state's bytes in them
+  int state_group_;            // the pool group the state pages are counted in
   BlockPool pool_;
   std::unique_ptr<CpuTier> cpu_tier_;  // on the heap: pool_ points at it
   std::unordered_map<SeqId, Seq> seqs_;

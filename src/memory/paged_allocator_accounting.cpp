@@ -61,6 +61,12 @@ ByteAccounting PagedAllocator::bytes_from(const std::vector<std::int64_t>& reser
     b.internal_fragmentation += static_cast<Bytes>(internal) * geo.bytes_per_slot +
                                 static_cast<Bytes>(in_use) * geo.padding;
   }
+  if (state_blocks_ > 0) {
+    const std::int64_t in_use = pool_.num_in_use(state_group_);
+    const Bytes state = static_cast<Bytes>(in_use / state_blocks_) * state_bytes_;
+    b.token_states += state;
+    b.internal_fragmentation += static_cast<Bytes>(in_use) * page_bytes_ - state;
+  }
   b.free = static_cast<Bytes>(pool_.num_free()) * page_bytes_;
   return b;
 }
@@ -120,6 +126,16 @@ void PagedAllocator::check_invariants() const {
       // Per-sequence internal fragmentation stays below one block.
       const std::int64_t internal = end * bs - std::max(s.num_tokens, s.final_tokens);
       KVSIM_ASSERT(internal < bs, "a sequence wastes a whole block");
+    }
+    if (s.swapped) {
+      KVSIM_ASSERT(s.state.empty() && s.swapped_state == state_blocks_, "swapped state pages");
+      cpu += s.swapped_state;
+      continue;
+    }
+    KVSIM_ASSERT(static_cast<std::int64_t>(s.state.size()) == state_blocks_, "state pages");
+    for (BlockId b : s.state) {
+      ++refs[static_cast<std::size_t>(b)];
+      KVSIM_ASSERT(pool_.group(b) == state_group_, "a state page in another group");
     }
   }
   for (std::int64_t b = 0; b < pool_.num_blocks(); ++b) {

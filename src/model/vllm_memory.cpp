@@ -34,7 +34,42 @@ std::int64_t request_blocks(const KvGroup& g, std::int64_t n, std::int64_t block
   return ceil_div(n, block_size);
 }
 
+// Layers with a fixed per-sequence state (Mamba-2 mixers and gated DeltaNet blocks).
+std::int64_t stateful_layers(const ModelSpec& model) {
+  std::int64_t n = 0;
+  for (BlockKind b : model.block_kinds) {
+    n += b == BlockKind::kMamba || b == BlockKind::kLinearAttentionMlp ? 1 : 0;
+  }
+  return n;
+}
+
+// One stateful layer's state per sequence on one GPU; 0 without such layers.
+Bytes state_page_bytes(const ModelSpec& model, std::int64_t tp) {
+  const std::int64_t n = stateful_layers(model);
+  return n > 0 ? ssm_state_bytes_per_sequence(model, tp) / u64(n) : 0;
+}
+
+// vLLM's attention-kernel block alignment for the hybrid page rule (FlashAttention: 16 tokens).
+constexpr std::int64_t kVllmHybridBlockAlignment = 16;
+
 }  // namespace
+
+std::int64_t vllm_hybrid_block_size(const ModelSpec& model, const KvFormat& format, std::int64_t tp,
+                                    std::int64_t block_size) {
+  const Bytes state = state_page_bytes(model, tp);
+  if (state == 0) return block_size;
+  const std::vector<KvGroup> kinds = kv_groups(model, format, tp);
+  if (kinds.empty()) return block_size;
+  const Bytes per_token = kinds.front().bytes_per_token_per_layer;
+  for (const KvGroup& g : kinds) {
+    if (g.bytes_per_token_per_layer != per_token) return block_size;
+  }
+  const std::int64_t align = kVllmHybridBlockAlignment;
+  const auto aligned = static_cast<std::int64_t>(ceil_div(state, u64(align) * per_token)) * align;
+  std::int64_t bs = std::max(block_size, aligned);
+  if (u64(bs) * per_token < state) bs = static_cast<std::int64_t>(ceil_div(state, per_token));
+  return bs;
+}
 
 Bytes cuda_total_memory_bytes(const HardwareSpec& hardware) {
   if (hardware.cuda_memory_bytes > 0) return hardware.cuda_memory_bytes;
@@ -81,6 +116,15 @@ VllmKvCacheLayout vllm_kv_cache_layout(const ModelSpec& model, const KvFormat& f
   const std::vector<KvGroup> kinds = kv_groups(model, format, tp);
   KVSIM_ASSERT(!kinds.empty(), "vllm_kv_cache_layout: a model without KV layers");
   VllmKvCacheLayout l;
+  block_size = vllm_hybrid_block_size(model, format, tp, block_size);
+  l.block_size = block_size;
+  // Stateful layers share the pool only when their state was aligned to the attention page.
+  const std::int64_t stateful =
+      block_size * kinds.front().bytes_per_token_per_layer >= state_page_bytes(model, tp) &&
+              state_page_bytes(model, tp) > 0
+          ? stateful_layers(model)
+          : 0;
+  l.state_page_bytes = state_page_bytes(model, tp);
   // vLLM's groups: each attention type cut into chunks of group_size layers.
   struct VllmGroup {
     const KvGroup* kind;
@@ -92,10 +136,12 @@ VllmKvCacheLayout vllm_kv_cache_layout(const ModelSpec& model, const KvFormat& f
     uniform = uniform && g.bytes_per_token_per_layer == kinds.front().bytes_per_token_per_layer;
     group_size = std::min(group_size, g.num_layers);
   }
+  if (uniform && stateful > 0) group_size = std::min(group_size, stateful);
   if (uniform) {
     for (const KvGroup& g : kinds) {
       for (std::int64_t i = 0; i < ceil_div(g.num_layers, group_size); ++i) groups.push_back({&g});
     }
+    l.state_groups = stateful > 0 ? ceil_div(stateful, group_size) : 0;
     l.group_size = group_size;
     l.block_bytes = u64(block_size) * kinds.front().bytes_per_token_per_layer * u64(group_size);
   } else {
@@ -108,12 +154,12 @@ VllmKvCacheLayout vllm_kv_cache_layout(const ModelSpec& model, const KvFormat& f
     l.block_bytes = u64(block_size) * per_token;
   }
   l.uniform_page = uniform;
-  l.num_groups = uniform ? static_cast<std::int64_t>(groups.size()) : 1;
+  l.num_groups = uniform ? static_cast<std::int64_t>(groups.size()) + l.state_groups : 1;
   l.num_blocks = static_cast<std::int64_t>(available_bytes / l.block_bytes);
   if (num_gpu_blocks_override) l.num_blocks = *num_gpu_blocks_override;
   l.kv_cache_tokens = l.num_blocks / l.num_groups * block_size;
   const auto blocks_for = [&](std::int64_t n) {
-    std::int64_t blocks = 0;
+    std::int64_t blocks = l.state_groups;  // one state block per stateful group
     if (uniform) {
       for (const VllmGroup& g : groups) {
         blocks += request_blocks(*g.kind, n, block_size, max_num_batched_tokens);

@@ -81,7 +81,12 @@ ExpertPadding vllm_expert_padding(const ModelSpec& model, const HardwareSpec& ha
 
 // The KV cache layout vLLM V1 builds in `available_bytes` on one rank.
 struct VllmKvCacheLayout {
+  // Tokens per attention block: the one asked for, or larger for a hybrid model whose state page
+  // needs it (vllm_hybrid_block_size).
+  std::int64_t block_size = 0;
   std::int64_t num_groups = 0;       // KV cache groups (block tables)
+  std::int64_t state_groups = 0;     // of them, groups of Mamba / linear-attention layers
+  Bytes state_page_bytes = 0;        // one such layer's state per sequence (before padding)
   std::int64_t group_size = 0;       // layers per group (tensors sharing the pool)
   Bytes block_bytes = 0;             // one block over group_size layers: what num_blocks divides
   bool uniform_page = true;          // false: layers' pages differ; block_bytes spans every layer
@@ -92,9 +97,20 @@ struct VllmKvCacheLayout {
   double max_concurrency = 0;                // num_blocks / blocks_per_request
   std::int64_t estimated_max_model_len = 0;  // the longest request num_blocks holds
 };
+// The attention block size vLLM V1 uses for a hybrid model with a per-sequence state (Mamba or
+// gated DeltaNet layers) so that an attention page (block × one layer's KV per token) holds one
+// layer's state: max(block_size, 16 × ceil(state / (16 × KV per token))), vLLM's
+// HybridAttentionMambaModelConfig without prefix caching; the state page is then padded to the
+// attention page. block_size unchanged for other models (and for hybrids whose attention layers
+// differ in page size, which vLLM does not align this way).
+std::int64_t vllm_hybrid_block_size(const ModelSpec& model, const KvFormat& format, std::int64_t tp,
+                                    std::int64_t block_size);
+
 // Requires block_size >= 1, max_model_len >= 1, max_num_batched_tokens >= 1. A sliding-window
 // group needs min(window − 1 + max_num_batched_tokens, max_model_len) tokens plus one block per
-// request (vLLM's bound for a window layer); a full group ceil(max_model_len / block_size).
+// request (vLLM's bound for a window layer); a full group ceil(max_model_len / block_size). A
+// hybrid model's stateful layers form groups of their own (group_size layers each, counted in
+// num_groups) that hold one block per request; its block size is vllm_hybrid_block_size's.
 VllmKvCacheLayout vllm_kv_cache_layout(const ModelSpec& model, const KvFormat& format,
                                        std::int64_t tp, Bytes available_bytes,
                                        std::int64_t block_size, std::int64_t max_model_len,

@@ -47,7 +47,10 @@ Json vllm_json(const KvReport& r) {
               {"shortfall_bytes", p.shortfall_bytes},
               {"available_kv_cache_bytes", p.available_kv_bytes},
               {"available_kv_cache_gib", gib(p.available_kv_bytes)},
+              {"block_size", l.block_size},
               {"num_kv_cache_groups", l.num_groups},
+              {"state_groups", l.state_groups},
+              {"state_page_bytes", l.state_page_bytes},
               {"group_size", l.group_size},
               {"block_bytes", l.block_bytes},
               {"num_gpu_blocks", l.num_blocks},
@@ -105,8 +108,17 @@ std::string vllm_table(const KvReport& r) {
   t.add("KV cache groups", with_commas(l.num_groups),
         with_commas(l.group_size) +
             " layers each; a block spans them: " + with_commas(l.block_bytes) + " B");
-  t.add("GPU blocks of " + with_commas(r.analysis.query.block_size) + " tokens",
-        with_commas(l.num_blocks),
+  if (l.state_groups > 0) {
+    t.add("of them, state groups", with_commas(l.state_groups),
+          "one block per request each; a layer's state " + with_commas(l.state_page_bytes) +
+              " B, padded to the attention page");
+  }
+  if (l.block_size != r.analysis.query.block_size) {
+    t.add("attention block size", with_commas(l.block_size) + " tokens",
+          "raised from " + with_commas(r.analysis.query.block_size) +
+              " so that a page holds a layer's state");
+  }
+  t.add("GPU blocks of " + with_commas(l.block_size) + " tokens", with_commas(l.num_blocks),
         r.num_gpu_blocks_override ? "--num-gpu-blocks-override" : "= available / block bytes");
   t.add("blocks per request", with_commas(l.blocks_per_request),
         "at " + with_commas(max_len) + " tokens");

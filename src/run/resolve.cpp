@@ -136,6 +136,11 @@ model::MemoryBudgetOptions Deployment::budget_options(std::int64_t max_num_batch
   return o;
 }
 
+std::int64_t Deployment::engine_block_size() const {
+  if (engine != model::MemoryEngine::kVllmV1) return block_size;
+  return model::vllm_hybrid_block_size(model, kv_format, tensor_parallel_size, block_size);
+}
+
 model::KvAnalysis Deployment::kv_analysis(std::int64_t max_num_batched_tokens,
                                           std::int64_t max_num_seqs) const {
   model::KvQuery query;
@@ -247,7 +252,7 @@ sim::DeploymentInputs ResolvedScenario::deployment_inputs() const {
   in.kv_format = deployment.kv_format;
   in.budget =
       deployment.budget_options(sim.scheduler.max_num_batched_tokens, sim.scheduler.max_num_seqs);
-  in.block_size = deployment.block_size;
+  in.block_size = deployment.engine_block_size();
   in.max_model_len = deployment.max_model_len;
   in.allocator = allocator;
   in.placement = placement;
@@ -278,7 +283,16 @@ void apply_engine_defaults(const config::Scenario& s, const Deployment& d, sim::
       d.hardware ? model::vllm_v1_serve_defaults(*d.hardware) : model::VllmSchedulerDefaults{};
   if (!given("serving.max_num_seqs")) so.max_num_seqs = serve.max_num_seqs;
   if (so.max_num_batched_tokens == 0) so.max_num_batched_tokens = serve.max_num_batched_tokens;
-  if (!given("serving.enable_prefix_caching")) sim.enable_prefix_caching = true;
+  // vLLM V1 (0.10) turns prefix caching off for a model with Mamba or linear-attention state.
+  const bool stateful = model::ssm_state_bytes_per_sequence(d.model, 1) > 0;
+  if (stateful && given("serving.enable_prefix_caching") && sim.enable_prefix_caching) {
+    throw flag_error("--enable-prefix-caching",
+                     "prefix caching of a model with a per-sequence state (Mamba or linear-"
+                     "attention layers: " +
+                         d.model.name +
+                         ") is not modelled; vLLM 0.10 turns it off for such models");
+  }
+  if (!given("serving.enable_prefix_caching")) sim.enable_prefix_caching = !stateful;
   if (!given("serving.watermark")) watermark = 0;
   if (s.enforce_eager) {
     so.cuda_graph_max_size = 0;
@@ -346,7 +360,7 @@ ResolvedScenario resolve_scenario(const config::Scenario& s, const ResolveOption
   try {
     r.deployment = resolve_deployment(s.deployment, GpuRequirement::kRequired);
     r.sim = s.sim;
-    r.sim.block_size = r.deployment.block_size;
+    r.sim.block_size = r.deployment.engine_block_size();
     r.sim.scheduler.max_model_len = r.deployment.max_model_len;
     apply_engine_defaults(s, r.deployment, r.sim, r.watermark);
     sim::validate_options(r.sim);

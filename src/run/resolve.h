@@ -77,6 +77,9 @@ struct Deployment {
   // sampler rows (0 = vllm serve's defaults for the GPU).
   model::MemoryBudgetOptions budget_options(std::int64_t max_num_batched_tokens = 0,
                                             std::int64_t max_num_seqs = 0) const;
+  // The block size the engine runs: block_size, raised under vLLM V1 for a model with a
+  // per-sequence state so that a page holds one layer's state (model::vllm_hybrid_block_size).
+  std::int64_t engine_block_size() const;
   // The closed-form KV analysis of this deployment at max_model_len, batch 1 (model::analyze_kv).
   model::KvAnalysis kv_analysis(std::int64_t max_num_batched_tokens = 0,
                                 std::int64_t max_num_seqs = 0) const;

@@ -6,8 +6,10 @@
 #include "common/assert.h"
 #include "common/error.h"
 #include "common/format.h"
+#include "common/int_math.h"
 #include "model/expert_parallel.h"
 #include "model/pipeline.h"
+#include "model/vllm_memory.h"
 
 namespace kvsim::sim {
 namespace {
@@ -26,6 +28,28 @@ void set_serving_options(memory::AllocatorOptions& a, const SimOptions& options,
                          ? options.scheduler.swap_space_bytes / static_cast<Bytes>(engines)
                          : 0;
   a.cpu_offload_bytes = options.kv_offload_bytes / static_cast<Bytes>(engines);
+}
+
+// vLLM V1 keeps a hybrid model's per-sequence state (Mamba / linear-attention layers) in the
+// KV pool: one page per group of such layers per request (model::vllm_kv_cache_layout), here in
+// pages of the allocator's size.
+void set_state_pages(memory::AllocatorOptions& a, const model::ModelSpec& m,
+                     const DeploymentInputs& in, Bytes engine_bytes) {
+  const std::int64_t tp = in.tensor_parallel_size;
+  const Bytes state = model::ssm_state_bytes_per_sequence(m, tp);
+  if (state == 0) return;
+  Bytes widest = a.bytes_per_slot;
+  if (!a.groups.empty()) {
+    widest = 0;
+    for (const memory::KvGroupSpec& g : a.groups) widest = std::max(widest, g.bytes_per_slot);
+  }
+  const Bytes page = static_cast<Bytes>(in.block_size) * widest;
+  const model::VllmKvCacheLayout l = model::vllm_kv_cache_layout(
+      m, in.kv_format, tp, engine_bytes, in.block_size, in.max_model_len, 1);
+  const Bytes held =
+      l.state_groups > 0 ? static_cast<Bytes>(l.state_groups) * l.block_bytes : state;
+  a.state_blocks_per_seq = static_cast<std::int64_t>(ceil_div(held, page));
+  a.state_bytes_per_seq = state;
 }
 
 // KV offload's requirements on the deployment (the allocator checks them too, by option name).
@@ -144,6 +168,9 @@ BuiltDeployment build_deployment(const DeploymentInputs& in, const SimOptions& o
     }
   }
   a.block_size = in.block_size;
+  if (a.kind == memory::AllocatorKind::kPaged && in.budget.engine == model::MemoryEngine::kVllmV1) {
+    set_state_pages(a, m, in, engine_bytes);
+  }
   a.watermark = in.watermark;
   a.placement = in.placement;
   a.max_seq_len = in.max_model_len;

@@ -271,3 +271,69 @@ TEST_CASE("in-place room is not offered for a shared tail, after a fork, or whil
 
 }  // namespace
 }  // namespace kvsim::memory
+
+namespace kvsim::memory {
+namespace {
+
+TEST_CASE(
+    "state pages: a fixed number per sequence, whatever its length, freed and swapped with it",
+    "[memory][paged][state]") {
+  AllocatorOptions o = paged_options(10);  // pages of 16 B
+  o.state_blocks_per_seq = 2;
+  o.state_bytes_per_seq = 25;  // 7 B of the two pages are padding
+  o.cpu_swap_bytes = 5 * 16;
+  PagedAllocator a(o);
+  REQUIRE(a.admit(req(1, 20, 20), 20));  // 2 token blocks + 2 state pages
+  CHECK(a.pool().num_in_use() == 4);
+  // Token states 20 + 25; internal: 12 slots of the tail block + 7 B of state padding.
+  require_slots(a, {45, 0, 19, 0, 96});
+  REQUIRE(a.grow(1, 12));  // 32 tokens: still 2 token blocks; the state does not grow
+  CHECK(a.pool().num_in_use() == 4);
+  a.check_invariants();
+  // 6 pages left: a 50-token request needs 4 token blocks + 2 state pages; a second one does not
+  // fit, though its tokens alone would.
+  REQUIRE(a.admit(req(2, 50, 50), 50));
+  CHECK_FALSE(a.admit(req(3, 16, 16), 16));
+  CHECK_FALSE(a.fits_alone(req(4, 16 * 9, 16 * 9)));  // 9 + 2 > 10 pages
+  CHECK(a.fits_alone(req(4, 16 * 8, 16 * 8)));
+  // Swap-out moves the state with the tokens: 4 + 2 pages exceed the 5 CPU pages.
+  CHECK_FALSE(a.swap_out(2));
+  const auto out = a.swap_out(1);
+  REQUIRE(out);
+  CHECK(*out == 4 * 16);
+  CHECK(a.pool().num_in_use() == 6);
+  a.check_invariants();
+  REQUIRE(a.swap_in(1));
+  CHECK(a.pool().num_in_use() == 10);
+  a.check_invariants();
+  // A fork needs pages for the child's own state: none are free.
+  CHECK_FALSE(a.fork(1, req(5, 20, 40)));
+  a.free(2);
+  REQUIRE(a.fork(1, req(5, 20, 40)));
+  CHECK(a.pool().num_in_use() == 6);  // shared token blocks, two states
+  a.check_invariants();
+  a.free(1);
+  a.free(5);
+  CHECK(a.pool().num_in_use() == 0);
+  require_slots(a, {0, 0, 0, 0, 160});
+}
+
+TEST_CASE("state pages need the paged allocator without prefix caching, within their pages",
+          "[memory][paged][state]") {
+  AllocatorOptions o = paged_options(10);
+  o.state_blocks_per_seq = 1;
+  o.state_bytes_per_seq = 16;
+  CHECK_NOTHROW(validate_allocator_options(o));
+  o.state_bytes_per_seq = 17;
+  CHECK_THROWS_WITH(validate_allocator_options(o), Catch::Contains("state_bytes_per_seq"));
+  o.state_bytes_per_seq = 16;
+  o.enable_prefix_caching = true;
+  CHECK_THROWS_WITH(validate_allocator_options(o),
+                    Catch::Contains("state_blocks_per_seq") && Catch::Contains("prefix caching"));
+  o.enable_prefix_caching = false;
+  o.kind = AllocatorKind::kContiguousMax;
+  CHECK_THROWS_WITH(validate_allocator_options(o), Catch::Contains("paged allocator"));
+}
+
+}  // namespace
+}  // namespace kvsim::memory

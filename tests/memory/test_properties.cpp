@@ -84,6 +84,14 @@ std::vector<Config> configs() {
   offload = paged(16, 48, true, 0.01);
   offload.cpu_offload_bytes = 16 * 5 * 3 + 7;  // 5 blocks: the tier drops blocks often
   c.push_back({"paged bs16 prefix caching + small CPU offload", offload});
+  AllocatorOptions state = paged(16, 48, false, 0.0);
+  state.state_blocks_per_seq = 2;
+  state.state_bytes_per_seq = 70;  // of two 48-byte pages
+  c.push_back({"paged bs16 state pages", state});
+  state = hybrid({{2, 0}, {2, 24}}, 90, false);
+  state.state_blocks_per_seq = 1;
+  state.state_bytes_per_seq = 16;
+  c.push_back({"paged hybrid + state page", state});
   c.push_back({"paged window", hybrid({{2, 20}}, 60, true)});
   c.push_back({"paged hybrid equal", hybrid({{2, 0}, {2, 24}}, 90, true)});
   c.push_back({"paged hybrid padded", hybrid({{3, 0}, {5, 40}, {5, 0}}, 120, true)});
@@ -144,9 +152,11 @@ void run_config(const Config& config, std::uint64_t stream, std::uint64_t seed, 
   Rng rng = Rng::derive(seed, stream);
   auto alloc = make_allocator(config.options);
   const bool is_paged = config.options.kind == AllocatorKind::kPaged;
+  // One full-attention group and no state pages: token states are stored tokens only.
   const bool single_full_group =
-      is_paged && (config.options.groups.empty() || (config.options.groups.size() == 1 &&
-                                                     config.options.groups[0].sliding_window == 0));
+      is_paged && config.options.state_blocks_per_seq == 0 &&
+      (config.options.groups.empty() ||
+       (config.options.groups.size() == 1 && config.options.groups[0].sliding_window == 0));
   const std::int64_t base_block = config.options.block_size;
   std::map<SeqId, Live> live;
   SeqId next_id = 1;

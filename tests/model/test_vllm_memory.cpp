@@ -248,3 +248,64 @@ TEST_CASE("vLLM's MXFP4 MoE kernels pad each rank's experts by GPU generation",
   CHECK(p.weights_bytes == padded);
   CHECK(p.expert_padding_bytes == 36 * (54'853'632 + 3'428'352 + 73'728));
 }
+
+namespace {
+
+// Qwen3.5-27B's text model (public config): 64 layers, every 4th full attention (4 KV heads of
+// 256), 48 gated DeltaNet layers (16 key / 48 value heads of 128, conv 4, fp32 recurrent state).
+ModelSpec qwen35_27b_shape() {
+  ModelSpec m;
+  m.name = "qwen3.5-27b";
+  m.num_layers = 64;
+  m.hidden_size = 5120;
+  m.intermediate_size = 17408;
+  m.vocab_size = 248320;
+  m.max_context = 262144;
+  m.weight_dtype = Dtype::kBf16;
+  m.attention.kind = AttentionKind::kGqa;
+  m.attention.num_q_heads = 24;
+  m.attention.num_kv_heads = 4;
+  m.attention.head_dim = 256;
+  m.attention.output_gate = true;
+  m.gdn = {16, 48, 128, 128, 4, true, Dtype::kFp32};
+  for (int i = 0; i < 64; ++i) {
+    const bool full = (i + 1) % 4 == 0;
+    m.layer_kinds.push_back(full ? LayerKind::kFullAttention : LayerKind::kNoKvCache);
+    m.block_kinds.push_back(full ? BlockKind::kAttentionMlp : BlockKind::kLinearAttentionMlp);
+  }
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("vLLM V1 hybrid layout: the attention page grows to hold a layer's state",
+          "[model][vllm]") {
+  const ModelSpec m = qwen35_27b_shape();
+  // A DeltaNet layer's state: conv 3 × (2·16·128 + 48·128) bf16 + 48 × 128 × 128 fp32.
+  const Bytes state = 3 * 10240 * 2 + 48 * 128 * 128 * 4;  // 3,207,168 B
+  CHECK(ssm_state_bytes_per_sequence(m, 1) == 48 * state);
+  // One full layer holds 2 × 4 × 256 × 2 = 4,096 B per token: 16 × ceil(state / 65,536) = 784.
+  CHECK(vllm_hybrid_block_size(m, bf16(), 1, 16) == 784);
+  CHECK(vllm_hybrid_block_size(m, bf16(), 1, 1024) == 1024);  // a larger block is kept
+  CHECK(vllm_hybrid_block_size(tiny_dense(), bf16(), 1, 16) == 16);
+  // Groups of 16 layers: 1 attention + 3 state groups; a request holds ceil(32,768 / 784) = 42
+  // attention blocks and one block per state group. With the 1,487 blocks of a vLLM 0.19 run
+  // (Qwen3.5-27B, H20, --max-model-len 32768) its two log lines are reproduced: "GPU KV cache
+  // size: 290,864 tokens" (1,487 // 4 × 784) and "Maximum concurrency ...: 33.04x" (1,487 / 45).
+  const VllmKvCacheLayout l = vllm_kv_cache_layout(m, bf16(), 1, 0, 16, 32768, 2048, 1487);
+  CHECK(l.block_size == 784);
+  CHECK(l.group_size == 16);
+  CHECK(l.num_groups == 4);
+  CHECK(l.state_groups == 3);
+  CHECK(l.state_page_bytes == state);
+  CHECK(l.block_bytes == 784ULL * 4096 * 16);
+  CHECK(l.blocks_per_request == 45);
+  CHECK(l.kv_cache_tokens == 290'864);
+  CHECK(vllm_cache_size_line(l.kv_cache_tokens) == "GPU KV cache size: 290,864 tokens");
+  CHECK(vllm_concurrency_line(32768, l.max_concurrency) ==
+        "Maximum concurrency for 32,768 tokens per request: 33.04x");
+  // From memory: num_blocks = available / block bytes.
+  const VllmKvCacheLayout from_bytes =
+      vllm_kv_cache_layout(m, bf16(), 1, 100 * l.block_bytes + 1, 16, 32768, 2048);
+  CHECK(from_bytes.num_blocks == 100);
+}

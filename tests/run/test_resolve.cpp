@@ -338,3 +338,35 @@ TEST_CASE("Engine host overheads given as settings replace the GPU profile's", "
              Catch::StartsWith("s.yaml:3:38: serving.context_token_overhead_us: the host overhead "
                                "is the roofline cost model's"));
 }
+
+TEST_CASE(
+    "A hybrid model under vLLM V1: state pages in the pool, the raised block, no prefix cache",
+    "[run][v1][hybrid]") {
+  const std::string model =
+      "model: " + kvsim::test::source_dir() + "/tests/config/data/hf/qwen3-next-80b-a3b.json\n";
+  auto r = resolve_text(model + "gpu: h100-sxm\ntensor_parallel_size: 4\n");
+  // 1 KV head of 256 per GPU (1,024 B per token per layer); a DeltaNet layer's state on one of 4
+  // GPUs is 274,432 B: 16 × ceil(274,432 / 16,384) = 272 tokens per block.
+  CHECK(r.deployment.block_size == 16);
+  CHECK(r.deployment.engine_block_size() == 272);
+  CHECK(r.sim.block_size == 272);
+  CHECK_FALSE(r.sim.enable_prefix_caching);
+  const kvsim::sim::BuiltDeployment d = kvsim::sim::build_deployment(r.deployment_inputs(), r.sim);
+  const kvsim::memory::AllocatorOptions& a = d.allocator_options();
+  // 36 DeltaNet layers in 3 groups of 12: three pages of 272 × 12 layers × 1,024 B per request.
+  CHECK(a.block_size == 272);
+  CHECK(a.state_blocks_per_seq == 3);
+  CHECK(a.state_bytes_per_seq == 36ULL * 274'432);
+  // Asking for prefix caching is refused where it was asked.
+  CHECK_THROWS_WITH(resolve_text(model + "gpu: h100-sxm\ntensor_parallel_size: 4\n"
+                                         "serving: {enable_prefix_caching: true}\n"),
+                    Catch::Contains("s.yaml:4:34: serving.enable_prefix_caching") &&
+                        Catch::Contains("per-sequence state"));
+  // Engine v0 keeps the asked block size and no state pages (vLLM V0's separate state cache is
+  // not modelled).
+  r = resolve_text(model + "gpu: h100-sxm\ntensor_parallel_size: 4\nengine: v0\n");
+  CHECK(r.sim.block_size == 16);
+  CHECK(kvsim::sim::build_deployment(r.deployment_inputs(), r.sim)
+            .allocator_options()
+            .state_blocks_per_seq == 0);
+}

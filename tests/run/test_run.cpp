@@ -50,3 +50,18 @@ TEST_CASE(
   CHECK(out.result.metrics.completed == 2);
   CHECK(out.result.metrics.kv_transfer.count() == 2);
 }
+
+TEST_CASE("A gated DeltaNet hybrid runs with its state pages in the KV pool", "[run][hybrid]") {
+  const std::string yaml = "model: " + kvsim::test::source_dir() +
+                           "/tests/config/data/hf/qwen3-next-80b-a3b.json\n"
+                           "gpu: h100-sxm\ntensor_parallel_size: 4\ncost_model: roofline\n"
+                           "workload: {synthetic: {rate: 1000, num_requests: 64, "
+                           "prompt_tokens: 100, output_tokens: 50}}\n";
+  const kvsim::run::ResolvedScenario r = kvsim::run::resolve_scenario(
+      kvsim::config::parse_scenario_text(yaml, "s.yaml", kvsim::test::source_dir()));
+  const kvsim::run::RunResult out = kvsim::run::run(r, nullptr);
+  CHECK(out.result.metrics.completed == 64);
+  // All 64 run at once (they arrive within 64 ms): each holds three 3,342,336-byte state pages
+  // (272 tokens × 12 layers × 1,024 B) and one page for its 150 tokens.
+  CHECK(out.result.peak_used_bytes == 64ULL * 4 * 3'342'336);
+}
