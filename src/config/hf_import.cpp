@@ -6,8 +6,10 @@
 #include <map>
 #include <optional>
 
+#include "common/checked_math.h"
 #include "common/error.h"
 #include "common/strings.h"
+#include "common/warning.h"
 #include "config/hf_families.h"
 #include "config/json_reader.h"
 #include "config/model_validate.h"
@@ -154,6 +156,13 @@ const std::map<std::string, FamilyReader>& families() {
     f["qwen2_moe"] = plain(hf::family_qwen2_moe);
     f["qwen3"] = plain(hf::family_qwen3);
     f["qwen3_moe"] = plain(hf::family_qwen3_moe);
+    // Qwen-VL language models: Qwen2 (older configs keep its fields at the top level) and Qwen3.
+    for (const char* qwen2 : {"qwen2_vl", "qwen2_5_vl", "qwen2_vl_text", "qwen2_5_vl_text"}) {
+      f[qwen2] = plain(hf::family_qwen2);
+    }
+    f["qwen3_vl_text"] = plain(hf::family_qwen3);
+    f["qwen3_vl_moe_text"] = plain(hf::family_qwen3_moe);
+    f["kimi_k2"] = plain(hf::family_deepseek);  // Kimi K2: DeepSeek-V3's architecture
     f["qwen3_next"] = plain(hf::family_qwen3_next);
     f["qwen3_5_text"] = plain(hf::family_qwen3_next);
     f["qwen3_5_moe_text"] = plain(hf::family_qwen3_next);
@@ -181,10 +190,104 @@ const std::map<std::string, FamilyReader>& families() {
   return kFamilies;
 }
 
+// A multimodal model's vision encoder and projector, estimated from its vision_config (vLLM
+// loads them beside the language model): a ViT of `depth` blocks, each attention with biased
+// Q/K/V/O projections, an MLP (three matrices when its activation is SiLU, else two) with
+// biases, and two LayerNorms; the patch embedding and a learned position table where the config
+// gives one; then the projector into the language model's width: Qwen-VL's patch merger
+// (spatial_merge_size² patches → an MLP of that width → out_hidden_size, one more per deepstack
+// level) or one linear layer (two for LLaVA-style multi_modal_projector configs).
+// The keys vision_parameters needs that `v` lacks, as "a|b" alternatives; empty when it has them
+// all (configs that leave a key at its class default cannot be sized).
+std::string missing_vision_keys(const JsonReader& v) {
+  const std::vector<std::vector<const char*>> needed = {
+      {"depth", "num_hidden_layers", "vt_num_hidden_layers"},
+      {"hidden_size", "embed_dim", "vt_hidden_size"},
+      {"intermediate_size", "vt_intermediate_size", "mlp_ratio"},
+      {"patch_size"}};
+  std::string missing;
+  for (const auto& alternatives : needed) {
+    bool any = false;
+    std::string names;
+    for (const char* key : alternatives) {
+      any = any || v.has(key);
+      names += (names.empty() ? "" : "|") + std::string(key);
+    }
+    if (!any) missing += (missing.empty() ? "" : ", ") + names;
+  }
+  return missing;
+}
+
+std::uint64_t vision_parameters(const JsonReader& v, std::int64_t text_hidden,
+                                bool two_layer_projector) {
+  const std::int64_t depth = v.get_int_any({"depth", "num_hidden_layers", "vt_num_hidden_layers"});
+  const bool qwen2_vl = v.has("embed_dim");  // Qwen2-VL: embed_dim wide, hidden_size its output
+  const std::int64_t width =
+      qwen2_vl ? v.get_int("embed_dim") : v.get_int_any({"hidden_size", "vt_hidden_size"});
+  std::int64_t inter = 0;
+  if (v.has("intermediate_size") || v.has("vt_intermediate_size")) {
+    inter = v.get_int_any({"intermediate_size", "vt_intermediate_size"});
+  } else {
+    inter = width * v.get_int("mlp_ratio");
+  }
+  std::string act;
+  for (const char* key : {"hidden_act", "hidden_activation"}) {
+    if (const auto a = v.optional_string(key)) act = to_lower(*a);
+  }
+  const bool gated = act == "silu" || act == "swiglu";
+  const std::int64_t channels = v.has("in_channels") ? v.get_int("in_channels")
+                                : v.has("in_chans")  ? v.get_int("in_chans")
+                                                     : v.optional_int("num_channels").value_or(3);
+  const std::int64_t patch = v.get_int("patch_size");
+  const std::int64_t temporal = v.optional_int("temporal_patch_size").value_or(1);
+  std::int64_t positions = v.optional_int("num_position_embeddings").value_or(0);
+  if (positions == 0 && v.has("image_size")) {
+    const std::int64_t side = v.get_int("image_size") / patch;
+    positions = side * side;
+  }
+  const std::int64_t merge = v.optional_int("spatial_merge_size").value_or(1);
+  const std::int64_t out = qwen2_vl                   ? v.get_int("hidden_size")
+                           : v.has("out_hidden_size") ? v.get_int("out_hidden_size")
+                                                      : text_hidden;
+  std::int64_t deepstack = 0;
+  if (const Json* d = v.optional_value("deepstack_visual_indexes"); d && d->is_array()) {
+    deepstack = static_cast<std::int64_t>(d->size());
+  }
+  const char* what = "the vision encoder's parameter count";
+  const auto u = [](std::int64_t x) { return static_cast<std::uint64_t>(x); };
+  const std::uint64_t w = u(width);
+  const std::uint64_t i = u(inter);
+  const std::uint64_t attention = checked_add(checked_product({4, w, w}, what), 4 * w, what);
+  const std::uint64_t mlp =
+      checked_add(checked_product({gated ? 3U : 2U, w, i}, what), (gated ? 2 : 1) * i + w, what);
+  const std::uint64_t block = checked_add(checked_add(attention, mlp, what), 4 * w, what);
+  std::uint64_t total = checked_mul(u(depth), block, what);
+  total = checked_add(
+      total, checked_product({u(channels), u(temporal), u(patch), u(patch), w}, what), what);
+  total = checked_add(total, checked_mul(u(positions), w, what), what);
+  if (merge > 1) {
+    const std::uint64_t merged = checked_product({w, u(merge), u(merge)}, what);
+    const std::uint64_t merger =
+        checked_add(checked_add(checked_mul(merged, merged, what), merged, what),
+                    checked_add(checked_mul(merged, u(out), what), u(out) + 2 * w, what), what);
+    total = checked_add(total, checked_mul(u(1 + deepstack), merger, what), what);
+  } else {
+    std::uint64_t projector = checked_add(checked_mul(w, u(out), what), u(out), what);
+    if (two_layer_projector) {
+      projector = checked_add(projector,
+                              checked_add(checked_mul(u(out), u(out), what), u(out), what), what);
+    }
+    total = checked_add(total, projector, what);
+  }
+  return total;
+}
+
 // Multimodal wrappers whose language model is under text_config.
 bool is_wrapper(const std::string& model_type) {
   return model_type == "gemma3" || model_type == "gemma4" || model_type == "llava" ||
-         model_type == "mistral3" || model_type == "qwen3_5" || model_type == "qwen3_5_moe";
+         model_type == "mistral3" || model_type == "qwen3_5" || model_type == "qwen3_5_moe" ||
+         model_type == "qwen2_vl" || model_type == "qwen2_5_vl" || model_type == "qwen3_vl" ||
+         model_type == "qwen3_vl_moe" || model_type == "kimi_k25";
 }
 
 // vLLM picks a model's implementation by the class in `architectures`, not by model_type: a
@@ -300,6 +403,17 @@ model::ModelSpec parse(std::string_view original, const std::string& file) {
   // A wrapper may say at its top level whether the language model's head is tied.
   if (wrapped && !cfg.has("tie_word_embeddings") && top.has("tie_word_embeddings")) {
     im.m.tie_word_embeddings = top.optional_bool("tie_word_embeddings", im.m.tie_word_embeddings);
+  }
+  if (top.has("vision_config") && top.optional_value("vision_config")->is_object()) {
+    const JsonReader vision = top.get_object("vision_config");
+    if (const std::string missing = missing_vision_keys(vision); missing.empty()) {
+      im.m.vision_parameters =
+          vision_parameters(vision, im.m.hidden_size, top.has("projector_hidden_act"));
+      im.m.source += " (+ vision encoder estimated from vision_config)";
+    } else {
+      warn(top.location("vision_config"),
+           "the vision encoder's weights are not counted: vision_config lacks " + missing);
+    }
   }
   hf::read_quantization(cfg.has("quantization_config") ? cfg : top, im);
   hf::infer_attention_kind(im.m.attention);

@@ -5,11 +5,16 @@
 // gemma2, gemma3, gemma3_text, gemma4, gemma4_text, falcon / RefinedWeb / RefinedWebModel (old
 // `multi_query`/`n_head_kv` and new `new_decoder_architecture`/`num_kv_heads` forms), gpt2, opt,
 // phi3, deepseek_v2, deepseek_v3, glm4, glm4_moe, glm4_moe_lite, gpt_oss, nemotron_h,
-// qwen3_next, qwen3_5_text, qwen3_5_moe_text. Multimodal wrappers (and any config whose own
-// model_type is unknown) are read from their `text_config`. A model_type kvsim does not know is
-// read as the family of its `architectures` class, as vLLM picks the implementation (Kimi K2:
-// "kimi_k2" with DeepseekV3ForCausalLM). Non-standard JSON number tokens (bare Infinity, -Infinity,
-// NaN, as Python's json writes them) are accepted and read as null; kvsim reads no such field.
+// qwen3_next, qwen3_5_text, qwen3_5_moe_text, kimi_k2, and the Qwen-VL language models
+// (qwen2_vl, qwen2_5_vl and their _text forms as qwen2; qwen3_vl_text, qwen3_vl_moe_text).
+// Multimodal wrappers (and any config whose own model_type is unknown) are read from their
+// `text_config`. A model_type kvsim does not know is read as the family of its `architectures`
+// class, as vLLM picks the implementation (a fine-tune of DeepseekV3ForCausalLM under its own
+// model_type). A `vision_config` beside the language model adds its
+// vision encoder's estimated parameters (ModelSpec::vision_parameters); one without its depth,
+// widths and patch size is a warning and counts 0. Non-standard JSON number tokens (bare Infinity,
+// -Infinity, NaN, as Python's json writes them) are accepted and read as null; kvsim reads no such
+// field.
 //
 // Rules worth knowing: `head_dim` when present wins over hidden/heads; `sliding_window` counts
 // only when the family uses it (`use_sliding_window: false` disables it for Qwen); `layer_types`

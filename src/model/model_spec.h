@@ -166,6 +166,11 @@ struct ModelSpec {
   // moe.expert_dtype as well (quantization.method mxfp4 with everything else not converted).
   Quantization quantization;
 
+  // A multimodal model's vision encoder and projector (estimated from an HF config's
+  // vision_config): weights vLLM loads beside the language model, sharded over the tensor-parallel
+  // GPUs of the first pipeline stage. Not in the step cost (text workloads). 0: none.
+  std::uint64_t vision_parameters = 0;
+
   // Pipeline parallelism (model/pipeline.h): a stage's slice of the model holds the token
   // embeddings only on the first stage and the final norm and LM head only on the last. A whole
   // model holds both.

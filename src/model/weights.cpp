@@ -19,7 +19,8 @@ enum class Part {
   kRouter,
   kSsm,
   kNorms,
-  kLmHead
+  kLmHead,
+  kVision
 };
 
 // One weight tensor: its elements in the whole model, the elements one rank holds, and how it is
@@ -66,6 +67,7 @@ class TensorWalker {
     // A pipeline stage holds the embeddings on the first stage, the final norm and the LM head on
     // the last; a tied head on a last stage without the embeddings is its own copy (vLLM).
     if (m.holds_embedding) {
+      if (m.vision_parameters > 0) sharded(Part::kVision, m.vision_parameters);
       sharded(Part::kEmbedding, mul({u64(m.vocab_size), h}));
       if (m.learned_positions) replicated(Part::kEmbedding, mul({u64(m.max_context), h}));
     }
@@ -308,7 +310,7 @@ std::uint64_t ParameterCounts::active(const ModelSpec& model) const {
     routed = routed_experts / static_cast<std::uint64_t>(model.moe.num_experts) *
              static_cast<std::uint64_t>(model.moe.experts_per_token);
   }
-  return total() - routed_experts + routed;
+  return total() - routed_experts + routed - vision;
 }
 
 ParameterCounts parameter_counts(const ModelSpec& model) {
@@ -338,6 +340,9 @@ ParameterCounts parameter_counts(const ModelSpec& model) {
         break;
       case Part::kNorms:
         c.norms = add(c.norms, t.elements);
+        break;
+      case Part::kVision:
+        c.vision = add(c.vision, t.elements);
         break;
       case Part::kLmHead:
         c.lm_head = add(c.lm_head, t.elements);

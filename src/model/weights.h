@@ -35,17 +35,19 @@ struct ParameterCounts {
   std::uint64_t ssm = 0;      // Mamba-2 and gated DeltaNet mixers
   std::uint64_t norms = 0;    // layer norms and the final norm
   std::uint64_t lm_head = 0;  // 0 when tied
+  std::uint64_t vision = 0;   // a multimodal model's vision encoder and projector
 
   // Throws kvsim::Error when the sum exceeds 2^64.
   std::uint64_t total() const {
     std::uint64_t sum = 0;
-    for (std::uint64_t part :
-         {embedding, attention, mlp, routed_experts, shared_experts, router, ssm, norms, lm_head}) {
+    for (std::uint64_t part : {embedding, attention, mlp, routed_experts, shared_experts, router,
+                               ssm, norms, lm_head, vision}) {
       sum = checked_add(sum, part, "the model's parameter count");
     }
     return sum;
   }
-  // Parameters one token touches: routed experts counted experts_per_token / num_experts.
+  // Parameters one token touches: routed experts counted experts_per_token / num_experts; the
+  // vision encoder not at all.
   std::uint64_t active(const ModelSpec& model) const;
 };
 

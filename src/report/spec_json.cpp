@@ -142,6 +142,7 @@ Json model_json(const model::ModelSpec& m) {
   const model::ParameterCounts counts = model::parameter_counts(m);
   j["num_parameters"] = counts.total();
   j["num_active_parameters"] = counts.active(m);
+  if (counts.vision > 0) j["vision_parameters"] = counts.vision;
   j["weights_bytes"] = model::weights_bytes(m);
   return j;
 }

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "common/warning.h"
 #include "config/catalog.h"
 #include "config/hf_import.h"
 #include "model/kv_math.h"
@@ -47,7 +48,11 @@ TEST_CASE("HF fixtures: DeepSeek-V3 (MLA with low-rank queries) and Gemma 3 (wra
   CHECK(g3.layer_kinds[4] == LayerKind::kSlidingWindow);
   CHECK(kv_bytes_per_token(g3, bf16()) == 2ULL * 62 * 16 * 128 * 2);
   CHECK(kv_bytes_for_sequence(g3, bf16(), 8192) == 10ULL * 8192 * 8192 + 52ULL * 8192 * 1024);
-  CHECK(std::fabs(static_cast<double>(parameter_counts(g3).total()) - 27.0e9) < 0.1e9);
+  // 27.0 B in the language model; with the 423 M SigLIP encoder and projector, 27.4 B (the
+  // checkpoint's size on Hugging Face).
+  CHECK(std::fabs(static_cast<double>(parameter_counts(g3).total() - g3.vision_parameters) -
+                  27.0e9) < 0.1e9);
+  CHECK(std::fabs(static_cast<double>(parameter_counts(g3).total()) - 27.43e9) < 0.03e9);
 }
 
 TEST_CASE("HF fixture: Qwen3-Next (gated DeltaNet hybrid, gated attention, 512 experts)",
@@ -146,19 +151,75 @@ TEST_CASE("HF fixture: GLM-4.5-Air (GQA + DeepSeek-style MoE) and GLM-4 (four no
 
 TEST_CASE("HF: an unknown model_type is read by its architectures class, as vLLM does",
           "[config][hf]") {
-  // Kimi K2 keeps DeepSeek-V3's architecture under its own model_type.
-  std::string text = test::slurp(fixture("deepseek-v3.json"));
+  // A fine-tune that keeps DeepSeek-V3's architecture under its own model_type.
+  const std::string v3 = test::slurp(fixture("deepseek-v3.json"));
   const std::string from = "\"model_type\": \"deepseek_v3\"";
-  REQUIRE(text.find(from) != std::string::npos);
+  REQUIRE(v3.find(from) != std::string::npos);
+  std::string text = v3;
   text.replace(text.find(from), from.size(),
-               "\"model_type\": \"kimi_k2\", \"architectures\": [\"DeepseekV3ForCausalLM\"]");
-  const ModelSpec k2 = config::parse_hf_config(text, "kimi-k2.json");
-  CHECK(k2.family == "deepseek_v3");
-  CHECK(k2.source.find("model_type 'kimi_k2' read as deepseek_v3") != std::string::npos);
-  CHECK(kv_bytes_per_token(k2, bf16()) == (512ULL + 64) * 61 * 2);
+               "\"model_type\": \"my_tune\", \"architectures\": [\"DeepseekV3ForCausalLM\"]");
+  const ModelSpec tune = config::parse_hf_config(text, "my-tune.json");
+  CHECK(tune.family == "deepseek_v3");
+  CHECK(tune.source.find("model_type 'my_tune' read as deepseek_v3") != std::string::npos);
+  CHECK(kv_bytes_per_token(tune, bf16()) == (512ULL + 64) * 61 * 2);
+  // Kimi K2's own model_type is known; Kimi K2.5 wraps it in text_config.
+  text = v3;
+  text.replace(text.find(from), from.size(), "\"model_type\": \"kimi_k2\"");
+  CHECK(config::parse_hf_config(text, "kimi-k2.json").family == "kimi_k2");
+  const ModelSpec k25 = config::parse_hf_config(
+      R"({"model_type": "kimi_k25", "text_config": )" + text + "}", "kimi-k2.5.json");
+  CHECK(k25.family == "kimi_k2");
+  CHECK(kv_bytes_per_token(k25, bf16()) == (512ULL + 64) * 61 * 2);
   // Neither the model_type nor a class kvsim knows: an error that says both were tried.
   CHECK_THROWS_WITH(
       config::parse_hf_config(R"({"model_type": "foo", "architectures": ["FooForCausalLM"]})",
                               "foo.json"),
       Catch::Contains("unsupported model_type 'foo'") && Catch::Contains("architectures"));
+}
+
+TEST_CASE("HF: a multimodal wrapper's vision encoder is counted from its vision_config",
+          "[config][hf][vision]") {
+  // Qwen2.5-VL-7B (the older layout: the language model's fields at the top level).
+  const std::string qwen25vl = R"({
+    "model_type": "qwen2_5_vl", "num_hidden_layers": 28, "hidden_size": 3584,
+    "intermediate_size": 18944, "num_attention_heads": 28, "num_key_value_heads": 4,
+    "vocab_size": 152064, "max_position_embeddings": 128000, "torch_dtype": "bfloat16",
+    "vision_config": {"depth": 32, "hidden_act": "silu", "hidden_size": 1280,
+      "intermediate_size": 3420, "num_heads": 16, "in_chans": 3, "out_hidden_size": 3584,
+      "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2}})";
+  const ModelSpec m = config::parse_hf_config(qwen25vl, "qwen2.5-vl-7b.json");
+  CHECK(m.family == "qwen2_5_vl");
+  CHECK(kv_bytes_per_token(m, bf16()) == 2ULL * 28 * 4 * 128 * 2);
+  // 32 blocks × (4 × 1,280² + 4 × 1,280 attention, 3 × 1,280 × 3,420 + 2 × 3,420 + 1,280 gated
+  // MLP, 4 × 1,280 norms) + the patch embedding 3 × 2 × 14² × 1,280 + the merger (5,120² +
+  // 5,120 + 5,120 × 3,584 + 3,584 + 2 × 1,280): 676.6 M, Qwen's "675M" vision encoder.
+  const std::uint64_t vision = 32ULL * (6'558'720 + 13'140'920 + 5'120) + 1'505'280 + 44'575'744;
+  CHECK(m.vision_parameters == vision);
+  CHECK(parameter_counts(m).vision == vision);
+  CHECK(parameter_counts(m).active(m) == parameter_counts(m).total() - vision);
+  // Sharded over the tensor-parallel GPUs like the language model: half the elements, 2 B each.
+  ModelSpec text_only = m;
+  text_only.vision_parameters = 0;
+  CHECK(weights_bytes_per_gpu(m, 2) - weights_bytes_per_gpu(text_only, 2) == vision / 2 * 2);
+
+  // SigLIP (Gemma 3): 27 blocks × (5,313,024 attention + 9,921,872 MLP + 4,608 norms), the
+  // patch embedding 3 × 14² × 1,152, 64² positions × 1,152, one linear layer into 5,376.
+  const ModelSpec g3 = config::load_model(fixture("gemma-3-27b.json"));
+  CHECK(g3.vision_parameters ==
+        27ULL * (5'313'024 + 9'921'872 + 4'608) + 677'376 + 4'718'592 + 1152ULL * 5376 + 5376);
+
+  // A vision_config that leaves its sizes at the class defaults cannot be sized: a warning.
+  std::vector<std::string> warnings;
+  const WarningSink previous =
+      set_warning_sink([&](const std::string& w) { warnings.push_back(w); });
+  std::string bare = qwen25vl;
+  bare.replace(bare.find("\"depth\": 32, "), 13, "");
+  const ModelSpec unsized = config::parse_hf_config(bare, "bare.json");
+  set_warning_sink(previous);
+  CHECK(unsized.vision_parameters == 0);
+  REQUIRE(warnings.size() == 1);
+  INFO(warnings[0]);
+  CHECK(warnings[0].find("bare.json:5:22: vision_config: the vision encoder's weights are not "
+                         "counted: vision_config lacks depth|num_hidden_layers|"
+                         "vt_num_hidden_layers") != std::string::npos);
 }

@@ -130,7 +130,11 @@ TEST_CASE("HF import: windows, MoE, MLA and hybrid layers per family", "[config]
   CHECK(g4.attention.sliding_window == 1024);
   CHECK(kv_bytes_per_token_layer(g4, 5, bf16()) == 2'048);
   CHECK(kv_bytes_per_token_layer(g4, 0, bf16()) == 8'192);
-  CHECK(std::fabs(static_cast<double>(parameter_counts(g4).total()) - 25.2e9) < 0.1e9);
+  // 25.2 B in the language model, and a SigLIP-sized vision encoder from vision_config.
+  CHECK(std::fabs(static_cast<double>(parameter_counts(g4).total() - g4.vision_parameters) -
+                  25.2e9) < 0.1e9);
+  CHECK(g4.vision_parameters > 400'000'000);
+  CHECK(g4.vision_parameters < 500'000'000);
 
   // Nemotron-H: bare Infinity in the file; only the 10 attention layers cache KV, plus a fixed
   // Mamba state: 54 layers × (conv 3 × (16,384 + 4,096) + SSM 256 × 64 × 256) elements × 2 B.
