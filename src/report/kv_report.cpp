@@ -302,7 +302,10 @@ void add_batch_and_weights(KeyValueTable& t, const KvReport& r) {
   if (tp > 1) t.add("KV total per GPU", exact_bytes(a.total_bytes_per_gpu));
 
   t.add_section("Weights");
-  t.add("parameters", n(static_cast<std::int64_t>(a.num_parameters)));
+  t.add("parameters", n(static_cast<std::int64_t>(a.num_parameters)),
+        m.vision_parameters > 0 ? "of them " + n(static_cast<std::int64_t>(m.vision_parameters)) +
+                                      " in the vision encoder (estimated from vision_config)"
+                                : std::string());
   t.add("weights", exact_bytes(a.weights_bytes),
         m.quantization.enabled() ? model::quantization_summary(m.quantization) + ", the rest " +
                                        std::string(model::dtype_name(m.weight_dtype))
