@@ -157,6 +157,17 @@ void family_nemotron_h(const JsonReader& r, Import& im) {
   m.ssm.num_groups = r.get_int("n_groups");
   m.ssm.conv_kernel = r.get_int("conv_kernel");
   m.ssm.conv_bias = r.optional_bool("use_conv_bias", true);
+  // vLLM keeps the SSM state in the config's mamba_ssm_cache_dtype (float16 when absent, as
+  // wide as the bf16 weights).
+  if (const auto dt = r.optional_string("mamba_ssm_cache_dtype")) {
+    const auto d = model::parse_dtype(*dt);
+    if (!d) {
+      throw r.error("mamba_ssm_cache_dtype",
+                    "expected float32|float16|bfloat16, got '" + *dt + "'");
+    }
+    m.ssm.has_state_dtype = true;
+    m.ssm.state_dtype = *d;
+  }
   const std::string pattern = r.get_string("hybrid_override_pattern");
   if (static_cast<std::int64_t>(pattern.size()) != m.num_layers) {
     throw r.error("hybrid_override_pattern", "expected one character per layer (" +

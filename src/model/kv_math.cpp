@@ -237,7 +237,8 @@ Bytes mamba_state_bytes(const ModelSpec& model, std::int64_t tp) {
       checked_product({u64(heads), u64(s.head_dim), u64(s.state_size)}, what);
   const Dtype dtype = activation_dtype(model);
   const Bytes per_layer =
-      checked_add(bytes_for_elements(conv, dtype), bytes_for_elements(state, dtype), what);
+      checked_add(bytes_for_elements(conv, dtype),
+                  bytes_for_elements(state, s.has_state_dtype ? s.state_dtype : dtype), what);
   return checked_mul(per_layer, u64(count_blocks(model, BlockKind::kMamba)), what);
 }
 

@@ -109,6 +109,8 @@ struct SsmSpec {
   std::int64_t num_groups = 0;
   std::int64_t conv_kernel = 0;
   bool conv_bias = true;
+  bool has_state_dtype = false;      // false: the SSM state is in the model's dtype
+  Dtype state_dtype = Dtype::kFp32;  // vLLM's mamba_ssm_cache_dtype when the config names one
   bool enabled() const { return num_heads > 0; }
 };
 

@@ -57,6 +57,8 @@ Json ssm_json(const model::ModelSpec& m) {
           {"state_size", m.ssm.state_size},
           {"num_groups", m.ssm.num_groups},
           {"conv_kernel", m.ssm.conv_kernel},
+          {"state_dtype", std::string(model::dtype_name(m.ssm.has_state_dtype ? m.ssm.state_dtype
+                                                                              : m.weight_dtype))},
           {"num_layers", [&] {
              std::int64_t n = 0;
              for (auto b : m.block_kinds) n += b == model::BlockKind::kMamba ? 1 : 0;

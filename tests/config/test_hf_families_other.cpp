@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "config/catalog.h"
+#include "config/hf_import.h"
 #include "model/kv_math.h"
 #include "model/weights.h"
 #include "test_util.h"
@@ -53,4 +54,22 @@ TEST_CASE("HF fixtures: OPT, Gemma 2 and both Falcon forms", "[config][hf]") {
   const ModelSpec f7 = config::load_model(fixture("falcon-7b-new.json"));
   CHECK(f7.attention.num_kv_heads == 1);
   CHECK(parameter_counts(f7).total() == 6'921'720'704ULL);
+}
+
+TEST_CASE("HF: Nemotron-H's SSM state in the config's mamba_ssm_cache_dtype", "[config][hf]") {
+  // Two layers: a Mamba-2 mixer (8 heads of 16, state 32, 2 groups, conv 4) and attention.
+  const std::string base = R"({"model_type": "nemotron_h", "num_hidden_layers": 2,
+      "hidden_size": 128, "intermediate_size": 256, "vocab_size": 1000,
+      "max_position_embeddings": 4096, "num_attention_heads": 4, "num_key_value_heads": 2,
+      "head_dim": 32, "mamba_num_heads": 8, "mamba_head_dim": 16, "ssm_state_size": 32,
+      "n_groups": 2, "conv_kernel": 4, "hybrid_override_pattern": "M*")";
+  // Conv 3 × (8·16 + 2·2·32) = 768 and SSM 8 × 16 × 32 = 4,096 elements.
+  const ModelSpec half = config::parse_hf_config(base + "}", "nh.json");
+  CHECK(ssm_state_bytes_per_sequence(half) == (768 + 4096) * 2);
+  const ModelSpec full =
+      config::parse_hf_config(base + R"(, "mamba_ssm_cache_dtype": "float32"})", "nh32.json");
+  CHECK(ssm_state_bytes_per_sequence(full) == 768 * 2 + 4096 * 4);
+  CHECK_THROWS_WITH(
+      config::parse_hf_config(base + R"(, "mamba_ssm_cache_dtype": "float9"})", "bad.json"),
+      Catch::Contains("mamba_ssm_cache_dtype") && Catch::Contains("float9"));
 }
