@@ -63,6 +63,7 @@ void family_gemma4(const JsonReader& r, Import& im);
 void family_deepseek(const JsonReader& r, Import& im);
 void family_glm4(const JsonReader& r, Import& im);
 void family_glm4_moe(const JsonReader& r, Import& im);
+void family_llama4(const JsonReader& r, Import& im);
 void family_gpt_oss(const JsonReader& r, Import& im);
 void family_falcon(const JsonReader& r, Import& im, const std::string& model_type);
 void family_gpt2(const JsonReader& r, Import& im);

@@ -303,6 +303,39 @@ void family_glm4_moe(const JsonReader& r, Import& im) {
   im.fields["first_dense_layers"] = "first_k_dense_replace";
 }
 
+// Llama 4 (Scout, Maverick): every interleave_moe_layer_step-th layer is MoE (num_local_experts
+// of intermediate_size, top num_experts_per_tok, plus one shared expert of that width), the others
+// dense of intermediate_size_mlp. Three of four layers use chunked local attention
+// (attention_chunk_size); vLLM 0.10 turns its hybrid allocator off for chunked attention, so
+// every layer keeps its full KV and is read here as full attention.
+void family_llama4(const JsonReader& r, Import& im) {
+  read_llama_like(r, im, false);
+  model::ModelSpec& m = im.m;
+  read_moe_common(r, im, "num_local_experts", {"num_experts_per_tok"}, "intermediate_size");
+  m.moe.num_shared_experts = 1;
+  m.intermediate_size = r.get_int("intermediate_size_mlp");
+  im.fields["intermediate_size"] = "intermediate_size_mlp";
+  const std::int64_t step = r.optional_int("interleave_moe_layer_step").value_or(1);
+  m.moe.first_dense_layers = step - 1;  // HF: layer i is MoE when (i + 1) % step == 0
+  m.moe.moe_layer_interval = step;
+  if (const Json* listed = r.optional_value("moe_layers"); listed && !listed->is_null()) {
+    bool same = listed->is_array();
+    std::int64_t count = 0;
+    for (std::int64_t i = 0; same && i < m.num_layers; ++i) {
+      if (!m.moe.is_moe_layer(i)) continue;
+      same = count < static_cast<std::int64_t>(listed->size()) &&
+             (*listed)[static_cast<std::size_t>(count)].is_number_integer() &&
+             (*listed)[static_cast<std::size_t>(count)].get<std::int64_t>() == i;
+      ++count;
+    }
+    if (!same || count != static_cast<std::int64_t>(listed->size())) {
+      throw r.error("moe_layers", "expected every " + std::to_string(step) +
+                                      "th layer (interleave_moe_layer_step); other layer lists "
+                                      "are not supported");
+    }
+  }
+}
+
 void family_gpt_oss(const JsonReader& r, Import& im) {
   read_llama_like(r, im, false);
   model::ModelSpec& m = im.m;

@@ -150,6 +150,7 @@ const std::map<std::string, FamilyReader>& families() {
       return [fn](const JsonReader& r, Import& im, const std::string&) { fn(r, im); };
     };
     f["llama"] = plain(hf::family_llama);
+    f["llama4_text"] = plain(hf::family_llama4);
     f["mistral"] = plain(hf::family_mistral);
     f["mixtral"] = plain(hf::family_mixtral);
     f["qwen2"] = plain(hf::family_qwen2);
@@ -287,7 +288,7 @@ bool is_wrapper(const std::string& model_type) {
   return model_type == "gemma3" || model_type == "gemma4" || model_type == "llava" ||
          model_type == "mistral3" || model_type == "qwen3_5" || model_type == "qwen3_5_moe" ||
          model_type == "qwen2_vl" || model_type == "qwen2_5_vl" || model_type == "qwen3_vl" ||
-         model_type == "qwen3_vl_moe" || model_type == "kimi_k25";
+         model_type == "qwen3_vl_moe" || model_type == "kimi_k25" || model_type == "llama4";
 }
 
 // vLLM picks a model's implementation by the class in `architectures`, not by model_type: a
@@ -307,6 +308,7 @@ const std::map<std::string, std::string>& family_of_architecture() {
       {"Glm4MoeLiteForCausalLM", "glm4_moe_lite"},
       {"GptOssForCausalLM", "gpt_oss"},
       {"LlamaForCausalLM", "llama"},
+      {"Llama4ForCausalLM", "llama4_text"},
       {"MistralForCausalLM", "mistral"},
       {"MixtralForCausalLM", "mixtral"},
       {"NemotronHForCausalLM", "nemotron_h"},

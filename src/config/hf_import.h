@@ -5,7 +5,7 @@
 // gemma2, gemma3, gemma3_text, gemma4, gemma4_text, falcon / RefinedWeb / RefinedWebModel (old
 // `multi_query`/`n_head_kv` and new `new_decoder_architecture`/`num_kv_heads` forms), gpt2, opt,
 // phi3, deepseek_v2, deepseek_v3, glm4, glm4_moe, glm4_moe_lite, gpt_oss, nemotron_h,
-// qwen3_next, qwen3_5_text, qwen3_5_moe_text, kimi_k2, and the Qwen-VL language models
+// qwen3_next, qwen3_5_text, qwen3_5_moe_text, kimi_k2, llama4_text, and the Qwen-VL language models
 // (qwen2_vl, qwen2_5_vl and their _text forms as qwen2; qwen3_vl_text, qwen3_vl_moe_text).
 // Multimodal wrappers (and any config whose own model_type is unknown) are read from their
 // `text_config`. A model_type kvsim does not know is read as the family of its `architectures`

@@ -223,3 +223,40 @@ TEST_CASE("HF: a multimodal wrapper's vision encoder is counted from its vision_
                          "counted: vision_config lacks depth|num_hidden_layers|"
                          "vt_num_hidden_layers") != std::string::npos);
 }
+
+TEST_CASE("HF: Llama 4 Scout and Maverick (interleaved MoE with a shared expert)", "[config][hf]") {
+  const std::string scout = R"({"model_type": "llama4", "text_config": {
+      "model_type": "llama4_text", "attention_chunk_size": 8192, "head_dim": 128,
+      "hidden_size": 5120, "interleave_moe_layer_step": 1, "intermediate_size": 8192,
+      "intermediate_size_mlp": 16384, "max_position_embeddings": 10485760,
+      "num_attention_heads": 40, "num_experts_per_tok": 1, "num_hidden_layers": 48,
+      "num_key_value_heads": 8, "num_local_experts": 16, "vocab_size": 202048}})";
+  const ModelSpec s = config::parse_hf_config(scout, "scout.json");
+  CHECK(s.family == "llama4_text");
+  CHECK(s.moe.is_moe_layer(0));
+  CHECK(s.moe.num_shared_experts == 1);
+  CHECK(s.intermediate_size == 16384);
+  // Chunked local attention keeps every layer's KV under vLLM 0.10: all 48 layers are full.
+  CHECK(kv_bytes_per_token(s, bf16()) == 2ULL * 48 * 8 * 128 * 2);
+  // Meta's "109B total, 17B active": 107.8 B in the language model, the rest its vision encoder
+  // (not in this config).
+  CHECK(std::fabs(static_cast<double>(parameter_counts(s).total()) - 107.77e9) < 0.01e9);
+  CHECK(std::fabs(static_cast<double>(parameter_counts(s).active(s)) - 17.2e9) < 0.1e9);
+
+  std::string maverick = scout;
+  maverick.replace(maverick.find("\"interleave_moe_layer_step\": 1"), 30,
+                   "\"interleave_moe_layer_step\": 2");
+  maverick.replace(maverick.find("\"num_local_experts\": 16"), 23, "\"num_local_experts\": 128");
+  const ModelSpec m = config::parse_hf_config(maverick, "maverick.json");
+  CHECK_FALSE(m.moe.is_moe_layer(0));  // dense, intermediate_size_mlp wide
+  CHECK(m.moe.is_moe_layer(1));
+  // Meta's "400B total, 17B active".
+  CHECK(std::fabs(static_cast<double>(parameter_counts(m).total()) - 400.7e9) < 0.1e9);
+  CHECK(std::fabs(static_cast<double>(parameter_counts(m).active(m)) - 17.2e9) < 0.1e9);
+  // A moe_layers list must name the interleaved layers.
+  std::string listed = maverick;
+  listed.replace(listed.find("\"num_local_experts\""), 0, "\"moe_layers\": [0, 2], ");
+  CHECK_THROWS_WITH(
+      config::parse_hf_config(listed, "listed.json"),
+      Catch::Contains("text_config.moe_layers") && Catch::Contains("interleave_moe_layer_step"));
+}
