@@ -15,6 +15,8 @@
 //                              in lockstep (expert parallelism)
 //   BM_DisaggregatedMoeLockstep  the same, disaggregated: a prefill replica of two lockstep ranks
 //                              in front of the decode replica's two
+//   BM_DecodeHeavyHybridState  the decode-heavy run on a gated DeltaNet hybrid (Qwen3-Next), its
+//                              per-sequence state pages in the KV pool
 //
 // Each of the first two also as ...StepByStep: with SimOptions::fast_forward off (one event per
 // step), the same results. Skips with a message when ../shared/data is absent.
@@ -26,6 +28,7 @@
 #include "config/catalog.h"
 #include "model/expert_parallel.h"
 #include "model/kv_math.h"
+#include "model/vllm_memory.h"
 #include "sim/deployment.h"
 #include "sim/simulator.h"
 #include "trace/workload.h"
@@ -116,6 +119,26 @@ void BM_DecodeHeavyMoeLockstep(benchmark::State& state) {
                true, 2);
 }
 BENCHMARK(BM_DecodeHeavyMoeLockstep)->Unit(benchmark::kMillisecond);
+
+// The same 256 x 2,000-token decode on a gated DeltaNet hybrid (the repo's Qwen3-Next-80B-A3B
+// config fixture, TP 2 on H200s under vLLM V1's layout): each sequence also holds its
+// state pages in the pool, and every step reads and writes its 36 layers' state.
+void BM_DecodeHeavyHybridState(benchmark::State& state) {
+  const model::ModelSpec model = config::load_model(
+      std::string(KVSIM_SOURCE_DIR) + "/tests/config/data/hf/qwen3-next-80b-a3b.json");
+  const model::HardwareSpec gpu = config::load_hardware("h200-sxm");
+  const sim::SimOptions options = decode_heavy_options(true);
+  sim::DeploymentInputs in = decode_heavy_inputs(model, gpu, 1);
+  in.tensor_parallel_size = 2;  // 159 GB of bf16 weights
+  in.budget.engine = model::MemoryEngine::kVllmV1;
+  in.block_size = model::vllm_hybrid_block_size(model, in.kv_format, 2, 16);
+  const sim::BuiltDeployment built = sim::build_deployment(in, options);
+  state.counters["state_pages_per_seq"] =
+      static_cast<double>(built.allocator_options().state_blocks_per_seq);
+  state.counters["max_running"] =
+      static_cast<double>(run_decode_heavy(state, built.setup(options)));
+}
+BENCHMARK(BM_DecodeHeavyHybridState)->Unit(benchmark::kMillisecond);
 
 // The same MoE run disaggregated: one prefill replica of two lockstep data-parallel ranks in front
 // of the decode replica's two (DeepSeek-V2-Lite, expert parallel, prefill and decode DP 2 x TP 1
