@@ -96,32 +96,42 @@ void parse_heads(MapReader& att, std::int64_t hidden_size, const std::optional<s
   a.k_eq_v = att.optional_bool("k_eq_v", false);
 }
 
+// One entry of a layer pattern: the layer's cache kind and whether it is a gated DeltaNet
+// (linear attention) layer instead of an attention layer.
+struct PatternEntry {
+  model::LayerKind kind = model::LayerKind::kFullAttention;
+  bool linear = false;
+};
+
 // Layer kinds: a pattern cycled over the layers.
-std::vector<model::LayerKind> parse_layer_pattern(MapReader& att, const std::string& file,
-                                                  std::int64_t sliding_window) {
-  std::vector<model::LayerKind> pattern;
+std::vector<PatternEntry> parse_layer_pattern(MapReader& att, const std::string& file,
+                                              std::int64_t sliding_window) {
+  std::vector<PatternEntry> pattern;
   if (const auto node = att.optional_node("layer_pattern")) {
     if (!node->IsSequence() || node->size() == 0) {
-      throw att.error("layer_pattern",
-                      "expected a non-empty list of full|sliding, got " + describe_node(*node));
+      throw att.error("layer_pattern", "expected a non-empty list of full|sliding|linear, got " +
+                                           describe_node(*node));
     }
     for (std::size_t i = 0; i < node->size(); ++i) {
       const YAML::Node item = (*node)[i];
       const std::string text = item.IsScalar() ? item.Scalar() : std::string();
       if (text == "full") {
-        pattern.push_back(model::LayerKind::kFullAttention);
+        pattern.push_back({model::LayerKind::kFullAttention, false});
       } else if (text == "sliding") {
-        pattern.push_back(model::LayerKind::kSlidingWindow);
+        pattern.push_back({model::LayerKind::kSlidingWindow, false});
+      } else if (text == "linear") {
+        pattern.push_back({model::LayerKind::kNoKvCache, true});
       } else {
         throw Error(
             node_location(item, file, att.field("layer_pattern") + "[" + std::to_string(i) + "]"),
-            "expected full|sliding, got " + describe_node(item) +
-                did_you_mean(text, {"full", "sliding"}));
+            "expected full|sliding|linear, got " + describe_node(item) +
+                did_you_mean(text, {"full", "sliding", "linear"}));
       }
     }
   } else {
-    pattern.push_back(sliding_window > 0 ? model::LayerKind::kSlidingWindow
-                                         : model::LayerKind::kFullAttention);
+    pattern.push_back(
+        {sliding_window > 0 ? model::LayerKind::kSlidingWindow : model::LayerKind::kFullAttention,
+         false});
   }
   return pattern;
 }
@@ -138,9 +148,38 @@ void parse_attention(MapReader& att, const std::string& file, model::ModelSpec& 
     parse_heads(att, m.hidden_size, kind, a);
   }
   a.sliding_window = att.optional_int("sliding_window", 1).value_or(0);
-  const std::vector<model::LayerKind> pattern = parse_layer_pattern(att, file, a.sliding_window);
+  a.output_gate = att.optional_bool("output_gate", false);
+  const std::vector<PatternEntry> pattern = parse_layer_pattern(att, file, a.sliding_window);
+  bool linear = false;
+  for (const PatternEntry& e : pattern) linear = linear || e.linear;
   for (std::int64_t i = 0; i < m.num_layers; ++i) {
-    m.layer_kinds.push_back(pattern[static_cast<std::size_t>(i) % pattern.size()]);
+    const PatternEntry& e = pattern[static_cast<std::size_t>(i) % pattern.size()];
+    m.layer_kinds.push_back(e.kind);
+    if (linear) {
+      m.block_kinds.push_back(e.linear ? model::BlockKind::kLinearAttentionMlp
+                                       : model::BlockKind::kAttentionMlp);
+    }
+  }
+}
+
+// The gated DeltaNet geometry of `linear` layers.
+void parse_linear_attention(MapReader& la, model::ModelSpec& m) {
+  check_required_typos(
+      la, {"key_heads", "value_heads", "key_head_dim", "value_head_dim", "conv_kernel"});
+  model::GatedDeltaNetSpec& g = m.gdn;
+  g.num_key_heads = la.get_positive_int("key_heads");
+  g.num_value_heads = la.get_positive_int("value_heads");
+  g.key_head_dim = la.get_positive_int("key_head_dim");
+  g.value_head_dim = la.get_positive_int("value_head_dim");
+  g.conv_kernel = la.get_positive_int("conv_kernel");
+  if (la.has("state_dtype")) {
+    g.has_state_dtype = true;
+    g.state_dtype = read_dtype(la, "state_dtype", model::Dtype::kFp32);
+  }
+  if (g.num_value_heads % g.num_key_heads != 0) {
+    throw la.error("value_heads", "expected a multiple of key_heads (" +
+                                      std::to_string(g.num_key_heads) + "), got " +
+                                      std::to_string(g.num_value_heads));
   }
 }
 
@@ -194,10 +233,18 @@ model::ModelSpec parse_model(const YAML::Node& root, const std::string& file) {
   parse_attention(att, file, m);
   std::optional<MapReader> moe = r.optional_map("moe");
   if (moe) parse_moe(*moe, m.moe);
+  std::optional<MapReader> linear = r.optional_map("linear_attention");
+  if (linear) parse_linear_attention(*linear, m);
+  if (linear.has_value() != !m.block_kinds.empty()) {
+    throw linear
+        ? r.error("linear_attention", "expected linear layers in attention.layer_pattern to use it")
+        : att.error("layer_pattern", "expected a linear_attention section for its linear layers");
+  }
 
   // Unknown keys first (a typo'd key is the likeliest cause of a later "missing" error).
   att.finish();
   if (moe) moe->finish();
+  if (linear) linear->finish();
   r.finish();
   validate_located(m, r, att, moe);
   return m;

@@ -27,8 +27,10 @@
 //     head_dim: 128                   # default hidden_size / q_heads
 //     v_head_dim: 128                 # optional
 //     sliding_window: 4096            # tokens window layers keep; optional
-//     layer_pattern: [sliding, full]  # kinds (full|sliding) cycled over the layers; default: all
-//                                     # sliding when sliding_window is set, else all full
+//     layer_pattern: [sliding, full]  # kinds (full|sliding|linear) cycled over the layers;
+//                                     # default: all sliding when sliding_window is set, else all
+//                                     # full; linear: a gated DeltaNet layer (linear_attention)
+//     output_gate: false              # q_proj also projects a sigmoid gate on the output
 //     full_layer_kv_heads: 2          # hybrid local/global: full layers' own geometry (optional)
 //     full_layer_head_dim: 512
 //     k_eq_v: false                   # full layers store K only (K and V shared)
@@ -42,6 +44,13 @@
 //     shared_expert_intermediate_size: 0  # default expert_intermediate_size
 //     first_dense_layers: 0           # leading dense layers, default 0
 //     layer_interval: 1               # every n-th later layer is MoE, default 1
+//   linear_attention:                 # required with linear layers (Qwen3-Next, Qwen3.5)
+//     key_heads: 16                   # > 0
+//     value_heads: 32                 # a multiple of key_heads
+//     key_head_dim: 128
+//     value_head_dim: 128
+//     conv_kernel: 4
+//     state_dtype: fp32               # the recurrent state's dtype; default the model's
 //
 // Unknown keys are errors with a suggestion; every error names file, line, column and field.
 

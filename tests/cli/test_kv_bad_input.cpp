@@ -106,7 +106,8 @@ TEST_CASE("bad inputs: exit 2 with file, field and what was expected", "[cli][kv
        edit(kModel, "  kv_heads: 2\n",
             "  kv_heads: 2\n  sliding_window: 8\n  layer_pattern: [sliding, global]\n"),
        kv_model,
-       {"m.yaml:12:28: attention.layer_pattern[1]: ", "expected full|sliding, got 'global'"}},
+       {"m.yaml:12:28: attention.layer_pattern[1]: ",
+        "expected full|sliding|linear, got 'global'"}},
       {"yaml experts_per_token above experts",
        "m.yaml",
        std::string(kModel) +

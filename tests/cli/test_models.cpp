@@ -24,14 +24,14 @@ TEST_CASE("kvsim models and kvsim gpus list what ships", "[cli][catalog]") {
   REQUIRE(m.exit_code == 0);
   const Json models = Json::parse(m.out);
   CHECK(models["schema"] == "kvsim.models/v1");
-  REQUIRE(models["models"].size() == 13);
+  REQUIRE(models["models"].size() == 14);
   CHECK(models["models"][0]["name"] == "deepseek-v2-lite");
   CHECK(models["models"][0]["kv_bytes_per_token"] == 31'104);
   const auto mt = run_kvsim({"models", "--format", "table"});
   CHECK(has(mt.out, "llama-3-70b"));
   CHECK(has(mt.out, "327,680"));
   const auto mc = run_kvsim({"models", "--format", "csv"});
-  CHECK(std::count(mc.out.begin(), mc.out.end(), '\n') == 14);
+  CHECK(std::count(mc.out.begin(), mc.out.end(), '\n') == 15);
 
   const auto g = run_kvsim({"gpus", "--format", "json"});
   REQUIRE(g.exit_code == 0);

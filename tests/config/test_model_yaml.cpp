@@ -79,3 +79,41 @@ TEST_CASE("model YAML errors are located and say what was expected", "[config][y
   CHECK(bad("name: tiny", "name: Tiny Model")
             .rfind("m.yaml:1:7: name: expected a lower-case name", 0) == 0);
 }
+
+TEST_CASE("model YAML: linear layers with their gated DeltaNet section", "[config][yaml]") {
+  const std::string hybrid = std::string(kMinimal) +
+                             "  output_gate: true\n"
+                             "  layer_pattern: [linear, full]\n"
+                             "linear_attention:\n"
+                             "  key_heads: 2\n"
+                             "  value_heads: 4\n"
+                             "  key_head_dim: 8\n"
+                             "  value_head_dim: 8\n"
+                             "  conv_kernel: 4\n"
+                             "  state_dtype: fp32\n";
+  const ModelSpec m = config::parse_model_yaml(hybrid, "h.yaml");
+  CHECK(m.attention.output_gate);
+  CHECK(m.block_kinds ==
+        std::vector<BlockKind>{BlockKind::kLinearAttentionMlp, BlockKind::kAttentionMlp,
+                               BlockKind::kLinearAttentionMlp, BlockKind::kAttentionMlp});
+  CHECK(m.num_layers_of(LayerKind::kNoKvCache) == 2);
+  // Two layers × (conv 3 × (2·2·8 + 4·8) bf16 + recurrent 4 × 8 × 8 fp32).
+  CHECK(ssm_state_bytes_per_sequence(m) == 2ULL * (3 * 64 * 2 + 256 * 4));
+  // Linear layers need the section, the section needs linear layers, and heads must group.
+  CHECK(error_of([&] {
+          config::parse_model_yaml(std::string(kMinimal) + "  layer_pattern: [linear, full]\n",
+                                   "a.yaml");
+        }).find("a.yaml:11:18: attention.layer_pattern: expected a linear_attention section") !=
+        std::string::npos);
+  std::string no_linear = hybrid;
+  no_linear.replace(no_linear.find("[linear, full]"), 14, "[full]");
+  CHECK(error_of([&] {
+          config::parse_model_yaml(no_linear, "b.yaml");
+        }).find("linear_attention: expected linear layers") != std::string::npos);
+  std::string odd = hybrid;
+  odd.replace(odd.find("value_heads: 4"), 14, "value_heads: 3");
+  CHECK(error_of([&] {
+          config::parse_model_yaml(odd, "c.yaml");
+        }).find("linear_attention.value_heads: expected a multiple of key_heads (2)") !=
+        std::string::npos);
+}

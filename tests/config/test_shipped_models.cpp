@@ -19,11 +19,12 @@ KvFormat auto_format(const ModelSpec& m) {
 
 }  // namespace
 
-TEST_CASE("the catalog ships the 13 models and 11 GPUs the issues name", "[config][catalog]") {
+TEST_CASE("the catalog ships the 14 models and 11 GPUs the issues name", "[config][catalog]") {
   CHECK(config::model_names() ==
         std::vector<std::string>{"deepseek-v2-lite", "falcon-7b", "gemma-2-9b", "llama-2-70b",
                                  "llama-2-7b", "llama-3-70b", "llama-3-8b", "llama-3.1-405b",
-                                 "mistral-7b", "mixtral-8x7b", "opt-13b", "opt-66b", "qwen2.5-7b"});
+                                 "mistral-7b", "mixtral-8x7b", "opt-13b", "opt-66b", "qwen2.5-7b",
+                                 "qwen3-next-80b-a3b"});
   CHECK(config::hardware_names() ==
         std::vector<std::string>{"a100-40gb", "a100-80gb", "b200", "b300", "gb200", "h100-pcie",
                                  "h100-sxm", "h200-sxm", "l4", "l40s", "mi300x"});
@@ -65,19 +66,20 @@ TEST_CASE("every shipped model loads, names itself after its file and cites a so
 // cache), or for MLA (kv_lora_rank + qk_rope_head_dim) × layers × 2.
 TEST_CASE("KV bytes per token of every shipped model at its own 16-bit dtype", "[config][kv]") {
   const std::map<std::string, Bytes> expected{
-      {"llama-2-7b", 2ULL * 32 * 32 * 128 * 2},      // 524,288 (MHA)
-      {"llama-2-70b", 2ULL * 80 * 8 * 128 * 2},      // 327,680
-      {"llama-3-8b", 2ULL * 32 * 8 * 128 * 2},       // 131,072
-      {"llama-3-70b", 2ULL * 80 * 8 * 128 * 2},      // 327,680 (the seed)
-      {"llama-3.1-405b", 2ULL * 126 * 8 * 128 * 2},  // 516,096
-      {"mistral-7b", 2ULL * 32 * 8 * 128 * 2},       // 131,072, window 4,096
-      {"mixtral-8x7b", 2ULL * 32 * 8 * 128 * 2},     // 131,072
-      {"falcon-7b", 2ULL * 32 * 1 * 64 * 2},         // 8,192 (MQA)
-      {"opt-13b", 2ULL * 40 * 40 * 128 * 2},         // 819,200 (the paper's 800 KB)
-      {"opt-66b", 2ULL * 64 * 72 * 128 * 2},         // 2,359,296
-      {"qwen2.5-7b", 2ULL * 28 * 4 * 128 * 2},       // 57,344
-      {"gemma-2-9b", 2ULL * 42 * 8 * 256 * 2},       // 344,064, 21 layers windowed
-      {"deepseek-v2-lite", (512ULL + 64) * 27 * 2},  // 31,104 (MLA latent)
+      {"llama-2-7b", 2ULL * 32 * 32 * 128 * 2},         // 524,288 (MHA)
+      {"llama-2-70b", 2ULL * 80 * 8 * 128 * 2},         // 327,680
+      {"llama-3-8b", 2ULL * 32 * 8 * 128 * 2},          // 131,072
+      {"llama-3-70b", 2ULL * 80 * 8 * 128 * 2},         // 327,680 (the seed)
+      {"llama-3.1-405b", 2ULL * 126 * 8 * 128 * 2},     // 516,096
+      {"mistral-7b", 2ULL * 32 * 8 * 128 * 2},          // 131,072, window 4,096
+      {"mixtral-8x7b", 2ULL * 32 * 8 * 128 * 2},        // 131,072
+      {"falcon-7b", 2ULL * 32 * 1 * 64 * 2},            // 8,192 (MQA)
+      {"opt-13b", 2ULL * 40 * 40 * 128 * 2},            // 819,200 (the paper's 800 KB)
+      {"opt-66b", 2ULL * 64 * 72 * 128 * 2},            // 2,359,296
+      {"qwen2.5-7b", 2ULL * 28 * 4 * 128 * 2},          // 57,344
+      {"gemma-2-9b", 2ULL * 42 * 8 * 256 * 2},          // 344,064, 21 layers windowed
+      {"deepseek-v2-lite", (512ULL + 64) * 27 * 2},     // 31,104 (MLA latent)
+      {"qwen3-next-80b-a3b", 2ULL * 12 * 2 * 256 * 2},  // 24,576: 12 of 48 layers attend
   };
   REQUIRE(expected.size() == config::model_names().size());
   for (const auto& [name, bytes] : expected) {
@@ -129,6 +131,7 @@ TEST_CASE("parameter counts match published figures", "[config][weights]") {
       {"opt-13b", 12'853'473'280ULL, 0.0001},
       {"opt-66b", 65'700'000'000ULL, 0.001},
       {"deepseek-v2-lite", 15'700'000'000ULL, 0.001},
+      {"qwen3-next-80b-a3b", 80'000'000'000ULL, 0.005},  // "80B in total"
   };
   for (const Case& c : cases) {
     INFO(c.name);
