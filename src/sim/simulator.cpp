@@ -654,6 +654,7 @@ void Simulator::collect_replicas(SimResult& result) const {
   result.capacity_bytes =
       one.accounting().capacity * static_cast<Bytes>(decode_.engines / decode_.dp);
   Bytes group_peak = 0;
+  std::int64_t group_running = 0, group_waiting = 0;
   std::int64_t group_completed = 0;
   ReplicaIntegrals sum;        // the decode (or only) replicas' engines
   TimeNs prefill_elapsed = 0;  // disaggregated: the prefill replicas' engines (none pipelined)
@@ -671,20 +672,26 @@ void Simulator::collect_replicas(SimResult& result) const {
     in += mt.internal_fragmentation_integral();
     ex += mt.external_fragmentation_integral();
     fr += mt.free_integral();
-    // Per replica: its engines' completions summed, their peaks summed (an upper bound on the
-    // replica's peak when they peak apart; per GPU, data-parallel ranks' the largest); the
-    // largest batch and queue of any one engine.
-    group_peak = pool.dp > 1 ? std::max(group_peak, mt.peak_used_bytes())
-                             : group_peak + mt.peak_used_bytes();
+    // Per replica, as the means are: its engines' completions summed; their peaks (bytes,
+    // batch, queue) summed over pipeline engines (an upper bound on the replica's peak when they
+    // peak apart), the largest over data-parallel ranks (each its own GPUs and batch).
+    const auto combine = [&pool](auto group, auto engine) {
+      return pool.dp > 1 ? std::max(group, engine) : group + engine;
+    };
+    group_peak = combine(group_peak, mt.peak_used_bytes());
+    group_running = combine(group_running, rep->max_running());
+    group_waiting = combine(group_waiting, rep->max_waiting());
     group_completed += rep->num_completed();
     if ((rep->index() - pool.first + 1) % static_cast<std::size_t>(pool.engines) == 0) {
       result.peak_used_bytes = std::max(result.peak_used_bytes, group_peak);
+      result.max_running = std::max(result.max_running, group_running);
+      result.max_waiting = std::max(result.max_waiting, group_waiting);
       result.completed_per_replica.push_back(group_completed);
       group_peak = 0;
+      group_running = 0;
+      group_waiting = 0;
       group_completed = 0;
     }
-    result.max_running = std::max(result.max_running, rep->max_running());
-    result.max_waiting = std::max(result.max_waiting, rep->max_waiting());
     const memory::AllocatorStats stats = rep->allocator_stats();
     const memory::PrefixCacheStats& pc = stats.prefix_cache;
     result.prefix_query_tokens += pc.query_tokens;

@@ -157,9 +157,11 @@ struct SimResult {
   // The most bytes (per GPU) any replica held for live sequences at once (token states +
   // reservation + internal fragmentation).
   Bytes peak_used_bytes = 0;
-  double mean_running = 0;       // time-weighted, per replica (per data-parallel rank)
-  double mean_waiting = 0;       // time-weighted, per replica (per data-parallel rank)
-  std::int64_t max_running = 0;  // the largest batch of any replica
+  double mean_running = 0;  // time-weighted, per replica (per data-parallel rank)
+  double mean_waiting = 0;  // time-weighted, per replica (per data-parallel rank)
+  // The largest batch and queue of any replica (per data-parallel rank); a pipelined replica's
+  // engines' peaks summed, an upper bound when they peak apart (as peak_used_bytes).
+  std::int64_t max_running = 0;
   std::int64_t max_waiting = 0;
   std::vector<std::int64_t> completed_per_replica;
   std::int64_t num_prefix_routed = 0;

@@ -65,3 +65,18 @@ TEST_CASE("A gated DeltaNet hybrid runs with its state pages in the KV pool", "[
   // (272 tokens × 12 layers × 1,024 B) and one page for its 150 tokens.
   CHECK(out.result.peak_used_bytes == 64ULL * 4 * 3'342'336);
 }
+
+TEST_CASE("A pipelined replica's largest batch sums its engines', as its mean does", "[run][pp]") {
+  const std::string yaml =
+      "model: llama-3-8b\ngpu: h100-sxm\npipeline_parallel_size: 2\ncost_model: roofline\n"
+      "workload: {synthetic: {rate: 1000, num_requests: 64, prompt_tokens: 100, "
+      "output_tokens: 200}}\n";
+  const kvsim::run::ResolvedScenario r = kvsim::run::resolve_scenario(
+      kvsim::config::parse_scenario_text(yaml, "s.yaml", kvsim::test::source_dir()));
+  const kvsim::run::RunResult out = kvsim::run::run(r, nullptr);
+  CHECK(out.result.metrics.completed == 64);
+  // The 64 requests run at once, 32 on each virtual engine: the replica's batch is 64.
+  CHECK(out.result.max_running == 64);
+  CHECK(out.result.mean_running <= static_cast<double>(out.result.max_running));
+  CHECK(out.result.mean_running > 32.0);
+}
