@@ -191,13 +191,6 @@ const std::map<std::string, FamilyReader>& families() {
   return kFamilies;
 }
 
-// A multimodal model's vision encoder and projector, estimated from its vision_config (vLLM
-// loads them beside the language model): a ViT of `depth` blocks, each attention with biased
-// Q/K/V/O projections, an MLP (three matrices when its activation is SiLU, else two) with
-// biases, and two LayerNorms; the patch embedding and a learned position table where the config
-// gives one; then the projector into the language model's width: Qwen-VL's patch merger
-// (spatial_merge_size² patches → an MLP of that width → out_hidden_size, one more per deepstack
-// level) or one linear layer (two for LLaVA-style multi_modal_projector configs).
 // The keys vision_parameters needs that `v` lacks, as "a|b" alternatives; empty when it has them
 // all (configs that leave a key at its class default cannot be sized).
 std::string missing_vision_keys(const JsonReader& v) {
@@ -219,6 +212,13 @@ std::string missing_vision_keys(const JsonReader& v) {
   return missing;
 }
 
+// A multimodal model's vision encoder and projector, estimated from its vision_config (vLLM
+// loads them beside the language model): a ViT of `depth` blocks, each attention with biased
+// Q/K/V/O projections, an MLP (three matrices when its activation is SiLU, else two) with
+// biases, and two LayerNorms; the patch embedding and a learned position table where the config
+// gives one; then the projector into the language model's width: Qwen-VL's patch merger
+// (spatial_merge_size² patches → an MLP of that width → out_hidden_size, one more per deepstack
+// level) or one linear layer (two for LLaVA-style multi_modal_projector configs).
 std::uint64_t vision_parameters(const JsonReader& v, std::int64_t text_hidden,
                                 bool two_layer_projector) {
   const std::int64_t depth = v.get_int_any({"depth", "num_hidden_layers", "vt_num_hidden_layers"});
@@ -292,7 +292,7 @@ bool is_wrapper(const std::string& model_type) {
 }
 
 // vLLM picks a model's implementation by the class in `architectures`, not by model_type: a
-// checkpoint that keeps an architecture under its own model_type (Kimi K2: "kimi_k2" with
+// checkpoint that keeps an architecture under its own model_type (a fine-tune of
 // DeepseekV3ForCausalLM) is served as that architecture. The classes of the families above.
 const std::map<std::string, std::string>& family_of_architecture() {
   static const std::map<std::string, std::string> kArchitectures = {

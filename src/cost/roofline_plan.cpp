@@ -165,15 +165,12 @@ struct LayerKey {
 struct LayerCensus {
   std::map<LayerKey, std::int64_t> counts;
   std::map<LayerKey, std::int64_t> first;  // each group's first layer (its quantized modules)
-  std::int64_t num_stateful = 0;  // Mamba and gated DeltaNet blocks (a fixed state per sequence)
 };
 
 LayerCensus count_layers(const model::ModelSpec& m) {
   LayerCensus census;
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(m.layer_kinds.size()); ++i) {
     const model::BlockKind block = m.block_kind(i);
-    census.num_stateful +=
-        block == model::BlockKind::kMamba || block == model::BlockKind::kLinearAttentionMlp ? 1 : 0;
     const LayerKey key{m.layer_kinds[static_cast<std::size_t>(i)], block, m.moe.is_moe_layer(i)};
     ++census.counts[key];
     census.first.emplace(key, i);
@@ -579,11 +576,7 @@ std::unique_ptr<Plan> build_plan(const model::ModelSpec& m, const model::Hardwar
   P.window = m.attention.sliding_window;
 
   const LayerCensus census = count_layers(m);
-  // Each stateful block's share of the per-sequence state (a model has one kind of them).
-  const double ssm_state_per_layer =
-      census.num_stateful > 0 ? static_cast<double>(model::ssm_state_bytes_per_sequence(m, p)) /
-                                    static_cast<double>(census.num_stateful)
-                              : 0.0;
+  const double ssm_state_per_layer = static_cast<double>(model::state_bytes_per_layer(m, p));
   TemplateBuilder builder(m, p, bytes, P);
   for (const auto& [key, count] : census.counts) {
     P.groups.push_back(builder.layer_group(key, count, census.first.at(key), ssm_state_per_layer));

@@ -262,6 +262,16 @@ Bytes gdn_state_bytes(const ModelSpec& model, std::int64_t tp) {
 
 }  // namespace
 
+std::int64_t stateful_layers(const ModelSpec& model) {
+  return count_blocks(model, BlockKind::kMamba) +
+         count_blocks(model, BlockKind::kLinearAttentionMlp);
+}
+
+Bytes state_bytes_per_layer(const ModelSpec& model, std::int64_t tp) {
+  const std::int64_t n = stateful_layers(model);
+  return n > 0 ? ssm_state_bytes_per_sequence(model, tp) / u64(n) : 0;
+}
+
 Bytes ssm_state_bytes_per_sequence(const ModelSpec& model, std::int64_t tp) {
   KVSIM_ASSERT(tp >= 1, "ssm_state_bytes_per_sequence: tp < 1");
   if (!model.ssm.enabled() && !model.gdn.enabled()) {

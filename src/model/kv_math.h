@@ -111,6 +111,12 @@ Bytes kv_bytes_for_sequence(const ModelSpec& model, const KvFormat& format, std:
 // weight dtype (fp16 for fp32 weights). 0 for pure transformers.
 Bytes ssm_state_bytes_per_sequence(const ModelSpec& model, std::int64_t tp = 1);
 
+// Blocks with a fixed per-sequence state (Mamba-2 mixers and gated DeltaNet blocks), and one
+// such block's share of ssm_state_bytes_per_sequence on one GPU (0 without them; a model has one
+// kind of them).
+std::int64_t stateful_layers(const ModelSpec& model);
+Bytes state_bytes_per_layer(const ModelSpec& model, std::int64_t tp = 1);
+
 // ---- KV groups (hybrid KV cache manager) -----------------------------------------------------
 
 // Layers that share one cache layout and one retention rule; an allocator keeps one block table

@@ -34,21 +34,6 @@ std::int64_t request_blocks(const KvGroup& g, std::int64_t n, std::int64_t block
   return ceil_div(n, block_size);
 }
 
-// Layers with a fixed per-sequence state (Mamba-2 mixers and gated DeltaNet blocks).
-std::int64_t stateful_layers(const ModelSpec& model) {
-  std::int64_t n = 0;
-  for (BlockKind b : model.block_kinds) {
-    n += b == BlockKind::kMamba || b == BlockKind::kLinearAttentionMlp ? 1 : 0;
-  }
-  return n;
-}
-
-// One stateful layer's state per sequence on one GPU; 0 without such layers.
-Bytes state_page_bytes(const ModelSpec& model, std::int64_t tp) {
-  const std::int64_t n = stateful_layers(model);
-  return n > 0 ? ssm_state_bytes_per_sequence(model, tp) / u64(n) : 0;
-}
-
 // vLLM's attention-kernel block alignment for the hybrid page rule (FlashAttention: 16 tokens).
 constexpr std::int64_t kVllmHybridBlockAlignment = 16;
 
@@ -56,7 +41,7 @@ constexpr std::int64_t kVllmHybridBlockAlignment = 16;
 
 std::int64_t vllm_hybrid_block_size(const ModelSpec& model, const KvFormat& format, std::int64_t tp,
                                     std::int64_t block_size) {
-  const Bytes state = state_page_bytes(model, tp);
+  const Bytes state = state_bytes_per_layer(model, tp);
   if (state == 0) return block_size;
   const std::vector<KvGroup> kinds = kv_groups(model, format, tp);
   if (kinds.empty()) return block_size;
@@ -66,9 +51,7 @@ std::int64_t vllm_hybrid_block_size(const ModelSpec& model, const KvFormat& form
   }
   const std::int64_t align = kVllmHybridBlockAlignment;
   const auto aligned = static_cast<std::int64_t>(ceil_div(state, u64(align) * per_token)) * align;
-  std::int64_t bs = std::max(block_size, aligned);
-  if (u64(bs) * per_token < state) bs = static_cast<std::int64_t>(ceil_div(state, per_token));
-  return bs;
+  return std::max(block_size, aligned);
 }
 
 Bytes cuda_total_memory_bytes(const HardwareSpec& hardware) {
@@ -118,13 +101,7 @@ VllmKvCacheLayout vllm_kv_cache_layout(const ModelSpec& model, const KvFormat& f
   VllmKvCacheLayout l;
   block_size = vllm_hybrid_block_size(model, format, tp, block_size);
   l.block_size = block_size;
-  // Stateful layers share the pool only when their state was aligned to the attention page.
-  const std::int64_t stateful =
-      block_size * kinds.front().bytes_per_token_per_layer >= state_page_bytes(model, tp) &&
-              state_page_bytes(model, tp) > 0
-          ? stateful_layers(model)
-          : 0;
-  l.state_page_bytes = state_page_bytes(model, tp);
+  l.state_page_bytes = state_bytes_per_layer(model, tp);
   // vLLM's groups: each attention type cut into chunks of group_size layers.
   struct VllmGroup {
     const KvGroup* kind;
@@ -136,7 +113,10 @@ VllmKvCacheLayout vllm_kv_cache_layout(const ModelSpec& model, const KvFormat& f
     uniform = uniform && g.bytes_per_token_per_layer == kinds.front().bytes_per_token_per_layer;
     group_size = std::min(group_size, g.num_layers);
   }
-  if (uniform && stateful > 0) group_size = std::min(group_size, stateful);
+  // Stateful layers share the pool when its pages are uniform (their state then fits one,
+  // vllm_hybrid_block_size); they count toward the group size.
+  const std::int64_t stateful = uniform && l.state_page_bytes > 0 ? stateful_layers(model) : 0;
+  if (stateful > 0) group_size = std::min(group_size, stateful);
   if (uniform) {
     for (const KvGroup& g : kinds) {
       for (std::int64_t i = 0; i < ceil_div(g.num_layers, group_size); ++i) groups.push_back({&g});
