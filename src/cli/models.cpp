@@ -22,7 +22,8 @@ std::string attention_text(const model::ModelSpec& m) {
   std::string s(model::attention_kind_name(a.kind));
   if (a.kind == model::AttentionKind::kMla) {
     return s + " " + std::to_string(a.mla.kv_lora_rank) + "+" +
-           std::to_string(a.mla.qk_rope_head_dim);
+           std::to_string(a.mla.qk_rope_head_dim) +
+           (a.indexer.enabled() ? " top-" + std::to_string(a.indexer.topk) : "");
   }
   return s + " " + std::to_string(a.num_q_heads) + "/" + std::to_string(a.num_kv_heads) + "×" +
          std::to_string(a.head_dim);
@@ -84,7 +85,8 @@ void run_models(const report::OutputOptions& output) {
        [&] {
          report::Table t = make_table(rows, false);
          t.set_title(
-             "Shipped models (KV bytes per token at the model's own 16-bit dtype, whole model)");
+             "Shipped models (KV bytes per token at --kv-cache-dtype auto: the model's own 16-bit "
+             "dtype, vLLM's fp8_ds_mla for sparse MLA; whole model)");
          return t.render();
        },
        [&] { return make_table(rows, true).render_csv(); }},

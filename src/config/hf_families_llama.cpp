@@ -267,6 +267,16 @@ void family_deepseek(const JsonReader& r, Import& im) {
   a.num_kv_heads = a.num_q_heads;  // nominal; the cache holds the latent
   im.fields["kv_lora_rank"] = "kv_lora_rank";
   im.fields["qk_rope_head_dim"] = "qk_rope_head_dim";
+  if (r.has("index_topk")) {
+    // DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5): vLLM takes a config with index_topk as
+    // one (its DeepseekV2 implementation's is_v32 test).
+    a.indexer.topk = r.get_int("index_topk");
+    a.indexer.heads = r.get_int("index_n_heads");
+    a.indexer.head_dim = r.get_int("index_head_dim");
+    im.fields["index_topk"] = "index_topk";
+    im.fields["index_heads"] = "index_n_heads";
+    im.fields["index_head_dim"] = "index_head_dim";
+  }
   if (r.has("n_routed_experts")) {
     read_moe_common(r, im, "n_routed_experts", {"num_experts_per_tok"}, "moe_intermediate_size");
     m.moe.num_shared_experts = r.optional_int("n_shared_experts", 0).value_or(0);

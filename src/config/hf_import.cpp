@@ -177,6 +177,9 @@ const std::map<std::string, FamilyReader>& families() {
     f["deepseek_v2"] = plain(hf::family_deepseek);
     f["deepseek_v3"] = plain(hf::family_deepseek);
     f["glm4_moe_lite"] = plain(hf::family_deepseek);  // GLM-4.7-Flash: DeepSeek-V3's MLA + MoE
+    // DeepSeek-V3.2 and GLM-5: DeepSeek-V3's MLA + MoE with DeepSeek Sparse Attention.
+    f["deepseek_v32"] = plain(hf::family_deepseek);
+    f["glm_moe_dsa"] = plain(hf::family_deepseek);
     f["glm4"] = plain(hf::family_glm4);
     f["glm4_moe"] = plain(hf::family_glm4_moe);
     f["gpt_oss"] = plain(hf::family_gpt_oss);
@@ -298,6 +301,7 @@ const std::map<std::string, std::string>& family_of_architecture() {
   static const std::map<std::string, std::string> kArchitectures = {
       {"DeepseekV2ForCausalLM", "deepseek_v2"},
       {"DeepseekV3ForCausalLM", "deepseek_v3"},
+      {"DeepseekV32ForCausalLM", "deepseek_v32"},
       {"FalconForCausalLM", "falcon"},
       {"GPT2LMHeadModel", "gpt2"},
       {"Gemma2ForCausalLM", "gemma2"},
@@ -306,6 +310,7 @@ const std::map<std::string, std::string>& family_of_architecture() {
       {"Glm4ForCausalLM", "glm4"},
       {"Glm4MoeForCausalLM", "glm4_moe"},
       {"Glm4MoeLiteForCausalLM", "glm4_moe_lite"},
+      {"GlmMoeDsaForCausalLM", "glm_moe_dsa"},
       {"GptOssForCausalLM", "gpt_oss"},
       {"LlamaForCausalLM", "llama"},
       {"Llama4ForCausalLM", "llama4_text"},

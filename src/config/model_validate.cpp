@@ -56,6 +56,9 @@ void check_bounds(const model::ModelSpec& m, const Checker& c) {
            {"qk_rope_head_dim", att.mla.qk_nope_head_dim, kMaxWidth},
            {"kv_lora_rank", att.mla.v_head_dim, kMaxWidth},
            {"kv_lora_rank", att.mla.q_lora_rank, kMaxWidth},
+           {"index_topk", att.indexer.topk, kMaxContext},
+           {"index_heads", att.indexer.heads, kMaxHeads},
+           {"index_head_dim", att.indexer.head_dim, kMaxWidth},
            {"experts", moe.num_experts, kMaxExperts},
            {"experts_per_token", moe.experts_per_token, kMaxExperts},
            {"expert_intermediate_size", moe.expert_intermediate_size, kMaxWidth},
@@ -82,6 +85,7 @@ void check_bounds(const model::ModelSpec& m, const Checker& c) {
            {"qk_rope_head_dim", att.mla.qk_nope_head_dim},
            {"kv_lora_rank", att.mla.v_head_dim},
            {"kv_lora_rank", att.mla.q_lora_rank},
+           {"index_topk", att.indexer.topk},
            {"experts", moe.num_experts},
            {"experts", moe.num_shared_experts},
            {"expert_intermediate_size", moe.shared_expert_intermediate_size},
@@ -121,7 +125,14 @@ void check_attention(const model::AttentionSpec& a, const Checker& c) {
   if (a.kind == model::AttentionKind::kMla) {
     c.positive("kv_lora_rank", a.mla.kv_lora_rank);
     c.positive("qk_rope_head_dim", a.mla.qk_rope_head_dim);
+    if (a.indexer.enabled()) {
+      c.positive("index_heads", a.indexer.heads);
+      c.positive("index_head_dim", a.indexer.head_dim);
+    }
   } else {
+    if (a.indexer.enabled()) {
+      c.fail("index_topk", "expected sparse attention (an indexer) only over MLA attention");
+    }
     c.positive("kv_heads", a.num_kv_heads);
     c.positive("head_dim", a.head_dim);
     if (a.num_q_heads % a.num_kv_heads != 0) {

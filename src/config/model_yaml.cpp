@@ -64,6 +64,12 @@ void parse_mla(MapReader& att, model::AttentionSpec& a) {
   a.head_dim =
       att.optional_int("head_dim", 1).value_or(a.mla.qk_nope_head_dim + a.mla.qk_rope_head_dim);
   a.v_head_dim = a.mla.v_head_dim;
+  // DeepSeek Sparse Attention: the indexer's heads and the keys each query attends.
+  if (const auto topk = att.optional_int("index_topk", 1)) {
+    a.indexer.topk = *topk;
+    a.indexer.heads = att.get_positive_int("index_heads");
+    a.indexer.head_dim = att.get_positive_int("index_head_dim");
+  }
 }
 
 // GQA/MHA/MQA: KV heads, head dims (head_dim from hidden_size when omitted), the kind.

@@ -95,6 +95,13 @@ void prefill_attention(const Plan& P, OpAcc* acc, const LayerGroup& grp, const A
     const Work w = attention_work(grp.prefill_geom, q, pairs, keys, q);
     P.add(acc, kAttnPrefill, OpClass::kAttnPrefill, w, n, -1.0, 0.0, time_only);
   }
+  if (grp.index_geom.q_heads > 0) {
+    // The sparse attention's indexer scores every key of the chunk's causal range.
+    Work w = attention_work(grp.index_geom, g.prefill_tokens, g.pre_pairs[0], g.pre_keys[0],
+                            g.prefill_tokens);
+    w.bytes += kIndexerLogitBytes * g.pre_pairs[0];
+    P.add(acc, kAttnIndex, OpClass::kAttnPrefill, w, n, -1.0, 0.0, time_only);
+  }
 }
 
 void decode_attention(const Plan& P, OpAcc* acc, const LayerGroup& grp, const Aggregates& g,
@@ -106,6 +113,12 @@ void decode_attention(const Plan& P, OpAcc* acc, const LayerGroup& grp, const Ag
                        ? grp.decode_table->lookup(g.decodes, g.decode_context_sum / g.decodes)
                        : -1.0;
   P.add(acc, kAttnDecode, OpClass::kAttnDecode, w, n, t, 0.0, time_only);
+  if (grp.index_geom.q_heads > 0) {
+    // The sparse attention's indexer reads every cached key of every sequence.
+    Work iw = attention_work(grp.index_geom, g.decodes, g.dec_keys[0], g.dec_keys[0], g.decodes);
+    iw.bytes += kIndexerLogitBytes * g.dec_keys[0];
+    P.add(acc, kAttnIndex, OpClass::kAttnDecode, iw, n, -1.0, 0.0, time_only);
+  }
 }
 
 // Routed experts: the weights of this GPU's experts that the MoE tokens touch (each token picks
@@ -261,8 +274,7 @@ double RooflineCostModel::Plan::seconds(const StepBatch& batch) const {
   for (const LayerGroup& grp : groups) layer_group(*this, att, grp, g, batch, Pass::kAttention);
   double total = 0;
   for (int i = 0; i < kNumOps; ++i) {
-    total += i == kAttnPrefill || i == kAttnDecode ? att[i].time_s
-                                                   : e.time_s[static_cast<std::size_t>(i)];
+    total += is_attention_op(i) ? att[i].time_s : e.time_s[static_cast<std::size_t>(i)];
   }
   return total + exposed_overhead(*this, total, cpu_overhead(*this, g));
 }

@@ -213,6 +213,7 @@ class TemplateBuilder {
   void add_ssm(LayerGroup& g, double ssm_state_per_layer);
   void add_gated_delta_net(LayerGroup& g, double state_per_layer);
   void add_mla_attention(LayerGroup& g);
+  void add_sparse_mla_attention(LayerGroup& g);
   void add_attention(LayerGroup& g, model::LayerKind kind);
   void add_moe(LayerGroup& g);
   void add_dense_mlp(LayerGroup& g);
@@ -284,6 +285,7 @@ LayerGroup TemplateBuilder::layer_group(const LayerKey& key, std::int64_t count,
                                                    key.block == model::BlockKind::kAttentionOnly);
   g.window = key.kind == model::LayerKind::kSlidingWindow ? att_.sliding_window : 0;
   g.mla = att_.kind == model::AttentionKind::kMla;
+  if (g.attention && g.mla && att_.indexer.enabled()) g.window = att_.indexer.topk;
   // Norms (norms_per_layer for an ordinary block, one for a single-op hybrid block) and the
   // residual adds, per token.
   const std::int64_t norms = two_sublayers ? std::max<std::int64_t>(m_.norms_per_layer, 1) : 1;
@@ -353,6 +355,10 @@ void TemplateBuilder::add_mla_attention(LayerGroup& g) {
     g.gemms.push_back(linear(kQkv, Rows::kTokens, hq_ * qk, h_, "self_attn.q_proj"));
   }
   g.gemms.push_back(linear(kQkv, Rows::kTokens, latent, h_, "self_attn.kv_a_proj_with_mqa"));
+  if (att_.indexer.enabled()) {
+    add_sparse_mla_attention(g);
+    return;
+  }
   // Prefill: decompress K (nope part) and V of every key of the chunk from the latent.
   g.gemms.push_back(linear(kAttnPrefill, Rows::kPrefillKeys, hq_ * (mla.qk_nope_head_dim + v),
                            mla.kv_lora_rank, "self_attn.kv_b_proj"));
@@ -376,6 +382,50 @@ void TemplateBuilder::add_mla_attention(LayerGroup& g) {
   g.decode_geom.act_bytes = a;
   g.elementwise.push_back(
       {kNorms, 2.0 * static_cast<double>((hq_ + 1) * mla.qk_rope_head_dim) * a, 0});
+}
+
+// DeepSeek Sparse Attention (vLLM's FlashMLA sparse backend): every token, prefill or decode,
+// runs the absorbed form over the latent, attending its top-k keys (the group's window), so no
+// key is decompressed; the cache rows are read as stored (fp8_ds_mla: 656 B). The lightning
+// indexer, whole on every GPU, projects its queries, key and head weights per token and scores
+// every cached key: an fp8 MQA of its heads over its own key cache (attn_index), whose logits
+// are written and read back for the top-k.
+void TemplateBuilder::add_sparse_mla_attention(LayerGroup& g) {
+  const double a = b_.a, w = b_.w;
+  const auto& mla = att_.mla;
+  const auto& ix = att_.indexer;
+  const std::int64_t v = mla.v_head_dim > 0 ? mla.v_head_dim : att_.head_dim;
+  const std::int64_t latent = mla.kv_lora_rank + mla.qk_rope_head_dim;
+  model::KvFormat format;
+  format.dtype = P_.dtypes.kv;
+  const auto row = static_cast<double>(model::mla_latent_row_bytes(att_, format));
+  // The absorbed kv_b_proj halves, per head, over every token (token-shaped: q and o sides).
+  g.gemms.push_back(gemm(kQkv, Rows::kTokens, mla.kv_lora_rank, mla.qk_nope_head_dim, hq_, w));
+  g.gemms.push_back(gemm(kOProj, Rows::kTokens, v, mla.kv_lora_rank, hq_, w));
+  g.gemms.push_back(linear(kOProj, Rows::kTokens, h_, hq_ * v, "self_attn.o_proj"));
+  AttentionGeometry geom;
+  geom.q_heads = static_cast<double>(hq_);
+  geom.qk_dim = static_cast<double>(latent);
+  geom.v_dim = static_cast<double>(mla.kv_lora_rank);
+  geom.kv_read_bytes = geom.kv_write_bytes = row;
+  geom.act_bytes = a;
+  g.prefill_geom = g.decode_geom = geom;
+  g.elementwise.push_back(
+      {kNorms, 2.0 * static_cast<double>((hq_ + 1) * mla.qk_rope_head_dim) * a, 0});
+  // The indexer: queries from the low-rank query (else the hidden state), key, head weights.
+  const std::int64_t q_in = mla.q_lora_rank > 0 ? mla.q_lora_rank : h_;
+  g.gemms.push_back(
+      linear(kQkv, Rows::kTokens, ix.heads * ix.head_dim, q_in, "self_attn.indexer.wq_b"));
+  g.gemms.push_back(linear(kQkv, Rows::kTokens, ix.head_dim, h_, "self_attn.indexer.wk"));
+  g.gemms.push_back(gemm(kQkv, Rows::kTokens, ix.heads, h_, 1, w));  // weights_proj (16-bit)
+  // Its key norm, rope and the fp8 quantization of queries and key.
+  g.elementwise.push_back({kNorms, 3.0 * static_cast<double>((ix.heads + 1) * ix.head_dim) * a, 0});
+  g.index_geom.q_heads = static_cast<double>(ix.heads);
+  g.index_geom.qk_dim = static_cast<double>(ix.head_dim);
+  g.index_geom.v_dim = 0;
+  g.index_geom.kv_read_bytes = g.index_geom.kv_write_bytes =
+      static_cast<double>(model::indexer_key_row_bytes(ix));
+  g.index_geom.act_bytes = 1;  // fp8 queries
 }
 
 void TemplateBuilder::add_attention(LayerGroup& g, model::LayerKind kind) {
@@ -532,8 +582,8 @@ void set_memo(Plan& P) {
   bool seqs = per_seq(P.head_elementwise);
   for (const LayerGroup& g : P.groups) {
     for (const GemmTemplate& t : g.gemms) {
-      attention_gemms = attention_gemms || t.op == kAttnPrefill || t.op == kAttnDecode ||
-                        t.rows == Rows::kDecodes || t.rows == Rows::kPrefillKeys;
+      attention_gemms = attention_gemms || is_attention_op(t.op) || t.rows == Rows::kDecodes ||
+                        t.rows == Rows::kPrefillKeys;
     }
     seqs = seqs || per_seq(g.elementwise);
   }
@@ -574,6 +624,10 @@ std::unique_ptr<Plan> build_plan(const model::ModelSpec& m, const model::Hardwar
   const ElementBytes bytes = element_bytes(P.dtypes);
   set_roofs(P, hw, options, bytes.act16);
   P.window = m.attention.sliding_window;
+  if (m.attention.kind == model::AttentionKind::kMla && m.attention.indexer.enabled()) {
+    KVSIM_ASSERT(P.window == 0, "a sparse-attention model has no sliding window");
+    P.window = m.attention.indexer.topk;
+  }
 
   const LayerCensus census = count_layers(m);
   const double ssm_state_per_layer = static_cast<double>(model::state_bytes_per_layer(m, p));

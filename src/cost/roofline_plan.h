@@ -23,6 +23,7 @@ enum OpId : int {
   kQkv,
   kAttnPrefill,
   kAttnDecode,
+  kAttnIndex,
   kOProj,
   kMlp,
   kMoe,
@@ -34,8 +35,17 @@ enum OpId : int {
   kNumOps
 };
 constexpr std::array<const char*, kNumOps> kOpNames = {
-    "embed", "qkv_proj",     "attn_prefill", "attn_decode", "o_proj",    "mlp",
-    "moe",   "moe_dispatch", "ssm",          "norms",       "allreduce", "lm_head"};
+    "embed", "qkv_proj",     "attn_prefill", "attn_decode", "attn_index", "o_proj", "mlp",
+    "moe",   "moe_dispatch", "ssm",          "norms",       "allreduce",  "lm_head"};
+
+// Whether op `i` is an attention kernel (its time depends on the step's contexts).
+constexpr bool is_attention_op(int i) {
+  return i == kAttnPrefill || i == kAttnDecode || i == kAttnIndex;
+}
+
+// A sparse-attention indexer writes and reads back one fp32 logit per (query, key) pair before
+// its top-k selection.
+constexpr double kIndexerLogitBytes = 8.0;
 
 // Where a GEMM's m (rows) comes from in a step.
 enum class Rows : std::uint8_t {
@@ -83,9 +93,14 @@ struct LayerGroup {
   double count = 0;
   bool attention = false;
   bool mla = false;
-  std::int64_t window = 0;  // 0 = full attention
+  // 0 = full attention; else the keys each query reads: a sliding window, or a sparse
+  // attention's top-k (the aggregates' second slot, Plan::window).
+  std::int64_t window = 0;
   AttentionGeometry prefill_geom;
   AttentionGeometry decode_geom;
+  // Sparse attention's indexer: its scores over every cached key (full causal pairs), priced
+  // as the attn_index op. q_heads 0: none.
+  AttentionGeometry index_geom;
   const PreparedTable* prefill_table = nullptr;  // key batch=1; x1 = q_len, x2 = kv_len
   const PreparedTable* decode_table = nullptr;   // x1 = batch, x2 = kv_len
   std::vector<GemmTemplate> gemms;
@@ -127,8 +142,8 @@ struct RooflineCostModel::Plan {
   std::array<Roof, kNumOpClasses> roof;
   std::vector<std::string> defaulted;
   std::vector<LayerGroup> groups;
-  std::int64_t window = 0;
-  double allreduces = 0;  // all-reduces per step (one per sublayer; 0 without TP)
+  std::int64_t window = 0;  // the sliding window or the sparse attention's top-k; 0 = neither
+  double allreduces = 0;    // all-reduces per step (one per sublayer; 0 without TP)
   double allreduce_bytes_per_token = 0;
   // Data parallelism of an MoE model: per MoE layer, an all-gather of the other ranks' hidden
   // states and a reduce-scatter back, over `dispatch_link`.

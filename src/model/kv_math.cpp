@@ -68,7 +68,9 @@ std::optional<KvFormat> kv_format_from_name(const ModelSpec& model, std::string_
                                             std::int64_t scale_group_size) {
   KvFormat format;
   if (to_lower(trim(name)) == "auto") {
-    format.dtype = activation_dtype(model);
+    // vLLM serves a sparse-attention MLA model (DeepSeek-V3.2) with its fp8_ds_mla cache unless
+    // asked for bfloat16 (its DeepseekV32ForCausalLM config hook).
+    format.dtype = model.attention.indexer.enabled() ? Dtype::kFp8 : activation_dtype(model);
   } else {
     const auto dtype = parse_dtype(name);
     if (!dtype) return std::nullopt;
@@ -128,6 +130,21 @@ std::string tensor_parallel_problem(const ModelSpec& model, std::int64_t tp) {
   return {};
 }
 
+Bytes mla_latent_row_bytes(const AttentionSpec& a, const KvFormat& format) {
+  KVSIM_ASSERT(a.kind == AttentionKind::kMla, "mla_latent_row_bytes: not an MLA model");
+  if (a.indexer.enabled() && format.dtype == Dtype::kFp8) {
+    // vLLM's fp8_ds_mla: the latent in fp8 with one fp32 scale per 128 elements, the rope part
+    // kept in 16 bits (512 + 16 + 128 = 656 bytes for DeepSeek-V3.2).
+    return u64(a.mla.kv_lora_rank) + 4 * u64(ceil_div(a.mla.kv_lora_rank, kSparseMlaScaleGroup)) +
+           2 * u64(a.mla.qk_rope_head_dim);
+  }
+  return row_bytes(1, a.mla.kv_lora_rank + a.mla.qk_rope_head_dim, format);
+}
+
+Bytes indexer_key_row_bytes(const SparseIndexerSpec& indexer) {
+  return u64(indexer.head_dim) + 4 * u64(ceil_div(indexer.head_dim, kSparseMlaScaleGroup));
+}
+
 LayerKvGeometry layer_kv_geometry(const ModelSpec& model, LayerKind kind) {
   const AttentionSpec& a = model.attention;
   LayerKvGeometry g;
@@ -159,8 +176,11 @@ Bytes kv_bytes_per_token_layer(const ModelSpec& model, std::int64_t layer, const
   if (kind == LayerKind::kNoKvCache) return 0;
   const AttentionSpec& a = model.attention;
   if (a.kind == AttentionKind::kMla) {
-    // One latent per token, shared by all heads and stored whole on every rank.
-    return row_bytes(1, a.mla.kv_lora_rank + a.mla.qk_rope_head_dim, format);
+    // One latent per token, shared by all heads and stored whole on every rank; with sparse
+    // attention also the indexer's key.
+    Bytes bytes = mla_latent_row_bytes(a, format);
+    if (a.indexer.enabled()) bytes += indexer_key_row_bytes(a.indexer);
+    return bytes;
   }
   const LayerKvGeometry g = layer_kv_geometry(model, kind);
   const std::int64_t heads = kv_heads_per_rank(g.kv_heads, tp);

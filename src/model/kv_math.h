@@ -82,10 +82,21 @@ LayerKvGeometry layer_kv_geometry(const ModelSpec& model, LayerKind kind);
 
 // ---- Per token --------------------------------------------------------------------------------
 
+// Elements per fp32 scale in vLLM's caches of a sparse-attention MLA model: the fp8_ds_mla
+// latent and the indexer's fp8 keys.
+inline constexpr std::int64_t kSparseMlaScaleGroup = 128;
+// Bytes of one MLA latent row (kv_lora_rank + qk_rope_head_dim) as stored: in `format`, or in
+// vLLM's fp8_ds_mla layout when a sparse-attention model's cache is fp8.
+Bytes mla_latent_row_bytes(const AttentionSpec& attention, const KvFormat& format);
+// Bytes of one token's key in a sparse-attention layer's indexer cache: head_dim fp8 values and
+// an fp32 scale per 128 of them (132 for DeepSeek-V3.2), whatever the KV cache's dtype.
+Bytes indexer_key_row_bytes(const SparseIndexerSpec& indexer);
+
 // Bytes one token occupies in layer `layer`'s cache on one GPU at degree `tp` (tp = 1: the whole
 // layer). Non-MLA: (K rows + V rows) × heads_per_rank × head_dim elements, V omitted when
 // attention.k_eq_v on a full layer with its own geometry (Gemma 4); MLA: one latent of
-// (kv_lora_rank + qk_rope_head_dim) elements, identical on every rank. 0 for kNoKvCache layers.
+// (kv_lora_rank + qk_rope_head_dim) elements (mla_latent_row_bytes), plus the indexer's key with
+// sparse attention, identical on every rank. 0 for kNoKvCache layers.
 // Requires 0 <= layer < num_layers and a valid tp.
 Bytes kv_bytes_per_token_layer(const ModelSpec& model, std::int64_t layer, const KvFormat& format,
                                std::int64_t tp = 1);

@@ -36,6 +36,17 @@ struct MlaSpec {
   std::int64_t q_lora_rank = 0;  // 0: queries are projected directly (no low-rank q)
 };
 
+// DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5) over an MLA model: per layer a lightning
+// indexer (its own projections, replicated on every tensor-parallel GPU) scores every cached
+// token for each query with `heads` heads of `head_dim` over its own key cache (fp8, one fp32
+// scale per 128 elements), and the attention reads only the `topk` best. topk == 0: dense.
+struct SparseIndexerSpec {
+  std::int64_t heads = 0;
+  std::int64_t head_dim = 0;
+  std::int64_t topk = 0;
+  bool enabled() const { return topk > 0; }
+};
+
 struct AttentionSpec {
   AttentionKind kind = AttentionKind::kGqa;
   std::int64_t num_q_heads = 0;
@@ -43,6 +54,7 @@ struct AttentionSpec {
   std::int64_t head_dim = 0;        // per-head dimension of Q and K (and V unless v_head_dim set)
   std::int64_t v_head_dim = 0;      // 0: same as head_dim
   MlaSpec mla;                      // kind == kMla only
+  SparseIndexerSpec indexer;        // kind == kMla only; disabled = dense attention
   std::int64_t sliding_window = 0;  // tokens cached by kSlidingWindow layers; 0 = none
   // Hybrid local/global models whose full-attention layers use another geometry (Gemma 3/4):
   // 0 = same as num_kv_heads / head_dim.

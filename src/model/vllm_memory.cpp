@@ -37,10 +37,14 @@ std::int64_t request_blocks(const KvGroup& g, std::int64_t n, std::int64_t block
 // vLLM's attention-kernel block alignment for the hybrid page rule (FlashAttention: 16 tokens).
 constexpr std::int64_t kVllmHybridBlockAlignment = 16;
 
+// The block size vLLM forces for a sparse-attention MLA model (FlashMLA sparse, its indexer).
+constexpr std::int64_t kVllmSparseMlaBlockSize = 64;
+
 }  // namespace
 
 std::int64_t vllm_hybrid_block_size(const ModelSpec& model, const KvFormat& format, std::int64_t tp,
                                     std::int64_t block_size) {
+  if (model.attention.indexer.enabled()) return kVllmSparseMlaBlockSize;
   const Bytes state = state_bytes_per_layer(model, tp);
   if (state == 0) return block_size;
   const std::vector<KvGroup> kinds = kv_groups(model, format, tp);

@@ -102,7 +102,8 @@ struct VllmKvCacheLayout {
 // layer's state: max(block_size, 16 × ceil(state / (16 × KV per token))), vLLM's
 // HybridAttentionMambaModelConfig without prefix caching; the state page is then padded to the
 // attention page. block_size unchanged for other models (and for hybrids whose attention layers
-// differ in page size, which vLLM does not align this way).
+// differ in page size, which vLLM does not align this way). A sparse-attention MLA model
+// (DeepSeek-V3.2) always runs 64-token blocks, the only size vLLM's FlashMLA sparse kernels take.
 std::int64_t vllm_hybrid_block_size(const ModelSpec& model, const KvFormat& format, std::int64_t tp,
                                     std::int64_t block_size);
 

@@ -152,6 +152,22 @@ class TensorWalker {
            u64(mla.kv_lora_rank));
     linear(Part::kAttention, "self_attn.o_proj", mul({qh, u64(mla.v_head_dim), h}),
            ceil_div(mul({qh, u64(mla.v_head_dim)}), t));
+    if (a.indexer.enabled()) sparse_indexer();
+  }
+
+  // DeepSeek Sparse Attention's lightning indexer, whole on every GPU (vLLM's replicated
+  // layers): its query projection from the low-rank query (else the hidden state), its key
+  // projection and LayerNorm, and the per-head weights (kept in 16 bits, unquantized).
+  void sparse_indexer() {
+    const SparseIndexerSpec& ix = m.attention.indexer;
+    const std::uint64_t q_in =
+        m.attention.mla.q_lora_rank > 0 ? u64(m.attention.mla.q_lora_rank) : h;
+    const std::uint64_t wq = mul({q_in, u64(ix.heads), u64(ix.head_dim)});
+    linear_shard(Part::kAttention, "self_attn.indexer.wq_b", wq, wq, q_in, 1);
+    const std::uint64_t wk = mul({h, u64(ix.head_dim)});
+    linear_shard(Part::kAttention, "self_attn.indexer.wk", wk, wk, h, 1);
+    replicated(Part::kAttention, mul({u64(ix.head_dim), 2}));  // k_norm: weight and bias
+    replicated(Part::kAttention, mul({h, u64(ix.heads)}));     // weights_proj
   }
 
   void attention(LayerKind kind) {

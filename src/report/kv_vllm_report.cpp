@@ -115,8 +115,11 @@ std::string vllm_table(const KvReport& r) {
   }
   if (l.block_size != r.analysis.query.block_size) {
     t.add("attention block size", with_commas(l.block_size) + " tokens",
-          "raised from " + with_commas(r.analysis.query.block_size) +
-              " so that a page holds a layer's state");
+          r.model.attention.indexer.enabled()
+              ? "set from " + with_commas(r.analysis.query.block_size) +
+                    ": vLLM's sparse MLA kernels take 64-token blocks"
+              : "raised from " + with_commas(r.analysis.query.block_size) +
+                    " so that a page holds a layer's state");
   }
   t.add("GPU blocks of " + with_commas(l.block_size) + " tokens", with_commas(l.num_blocks),
         r.num_gpu_blocks_override ? "--num-gpu-blocks-override" : "= available / block bytes");

@@ -24,6 +24,11 @@ Json attention_json(const model::AttentionSpec& a) {
                   {"qk_nope_head_dim", a.mla.qk_nope_head_dim},
                   {"v_head_dim", a.mla.v_head_dim},
                   {"q_lora_rank", a.mla.q_lora_rank}};
+    if (a.indexer.enabled()) {
+      att["sparse_indexer"] = {{"index_topk", a.indexer.topk},
+                               {"index_heads", a.indexer.heads},
+                               {"index_head_dim", a.indexer.head_dim}};
+    }
   }
   if (a.full_layer_num_kv_heads > 0 || a.full_layer_head_dim > 0 || a.k_eq_v) {
     att["full_layer_num_kv_heads"] =

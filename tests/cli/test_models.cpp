@@ -24,14 +24,16 @@ TEST_CASE("kvsim models and kvsim gpus list what ships", "[cli][catalog]") {
   REQUIRE(m.exit_code == 0);
   const Json models = Json::parse(m.out);
   CHECK(models["schema"] == "kvsim.models/v1");
-  REQUIRE(models["models"].size() == 14);
+  REQUIRE(models["models"].size() == 15);
   CHECK(models["models"][0]["name"] == "deepseek-v2-lite");
   CHECK(models["models"][0]["kv_bytes_per_token"] == 31'104);
+  CHECK(models["models"][1]["name"] == "deepseek-v3.2");
+  CHECK(models["models"][1]["kv_bytes_per_token"] == 48'068);  // fp8_ds_mla + indexer keys
   const auto mt = run_kvsim({"models", "--format", "table"});
   CHECK(has(mt.out, "llama-3-70b"));
   CHECK(has(mt.out, "327,680"));
   const auto mc = run_kvsim({"models", "--format", "csv"});
-  CHECK(std::count(mc.out.begin(), mc.out.end(), '\n') == 15);
+  CHECK(std::count(mc.out.begin(), mc.out.end(), '\n') == 16);
 
   const auto g = run_kvsim({"gpus", "--format", "json"});
   REQUIRE(g.exit_code == 0);

@@ -8,6 +8,7 @@
 #include "config/catalog.h"
 #include "config/hf_import.h"
 #include "model/kv_math.h"
+#include "model/vllm_memory.h"
 #include "model/weights.h"
 #include "test_util.h"
 
@@ -53,6 +54,62 @@ TEST_CASE("HF fixtures: DeepSeek-V3 (MLA with low-rank queries) and Gemma 3 (wra
   CHECK(std::fabs(static_cast<double>(parameter_counts(g3).total() - g3.vision_parameters) -
                   27.0e9) < 0.1e9);
   CHECK(std::fabs(static_cast<double>(parameter_counts(g3).total()) - 27.43e9) < 0.03e9);
+}
+
+TEST_CASE("HF fixture: DeepSeek-V3.2 (sparse attention: an indexer over DeepSeek-V3's MLA)",
+          "[config][hf]") {
+  const ModelSpec v32 = config::load_model(fixture("deepseek-v3.2.json"));
+  CHECK(v32.family == "deepseek_v32");
+  CHECK(v32.attention.kind == AttentionKind::kMla);
+  CHECK(v32.attention.indexer.enabled());
+  CHECK(v32.attention.indexer.topk == 2048);
+  CHECK(v32.attention.indexer.heads == 64);
+  CHECK(v32.attention.indexer.head_dim == 128);
+  // vLLM's default cache for it is fp8_ds_mla: a 512-element fp8 latent with four fp32 scales
+  // and the 64-element rope part in bf16 (656 B), plus the indexer's 128 fp8 keys and one fp32
+  // scale (132 B), in every one of the 61 layers.
+  const KvFormat automatic = *kv_format_from_name(v32, "auto");
+  CHECK(automatic.dtype == Dtype::kFp8);
+  CHECK(mla_latent_row_bytes(v32.attention, automatic) == 656);
+  CHECK(indexer_key_row_bytes(v32.attention.indexer) == 132);
+  CHECK(kv_bytes_per_token(v32, automatic) == 61ULL * (656 + 132));     // 48,068
+  CHECK(kv_bytes_per_token(v32, automatic, 8) == 61ULL * (656 + 132));  // whole on every GPU
+  CHECK(kv_bytes_per_token(v32, bf16()) == 61ULL * (576 * 2 + 132));
+  // DeepSeek-V3's 671,026,404,352 parameters and per layer the indexer's wq_b (1,536 → 64 ×
+  // 128), wk (7,168 → 128), k_norm (weight and bias) and weights_proj (7,168 → 64).
+  const std::uint64_t indexer = 1536ULL * 64 * 128 + 7168ULL * 128 + 2 * 128 + 7168ULL * 64;
+  CHECK(parameter_counts(v32).total() == 671'026'404'352ULL + 61 * indexer);
+  // The indexer is replicated: each of 8 GPUs holds all of it (fp8 wq_b and wk with their
+  // 128 × 128 block scales, bf16 norm and head weights), the rest 1/8.
+  const ModelSpec v3 = config::load_model(fixture("deepseek-v3.json"));
+  ModelSpec v3_fp8 = v3;
+  v3_fp8.quantization = v32.quantization;
+  const auto per_gpu = [](const ModelSpec& m) { return weights_bytes_per_gpu(m, 8); };
+  const std::uint64_t fp8_block = [](std::uint64_t rows, std::uint64_t cols) {
+    return rows * cols + 4 * ((rows + 127) / 128) * ((cols + 127) / 128);
+  }(64 * 128, 1536) + [](std::uint64_t rows, std::uint64_t cols) {
+    return rows * cols + 4 * ((rows + 127) / 128) * ((cols + 127) / 128);
+  }(128, 7168);
+  CHECK(per_gpu(v32) - per_gpu(v3_fp8) == 61 * (fp8_block + 2 * (2 * 128 + 7168 * 64)));
+  // vLLM V1 runs it at 64-token blocks whatever was asked; a block spans all 61 layers.
+  CHECK(vllm_hybrid_block_size(v32, automatic, 8, 16) == 64);
+  const VllmKvCacheLayout l =
+      vllm_kv_cache_layout(v32, automatic, 8, 64ULL * 48'068 * 100 + 5, 16, 32768, 8192);
+  CHECK(l.block_size == 64);
+  CHECK(l.num_groups == 1);
+  CHECK(l.block_bytes == 64ULL * 48'068);
+  CHECK(l.num_blocks == 100);
+  CHECK(l.kv_cache_tokens == 6400);
+  // A config that names DeepseekV32ForCausalLM under another model_type reads as this family;
+  // one without the indexer's sizes is an error naming the key.
+  std::string text = test::slurp(fixture("deepseek-v3.2.json"));
+  std::string renamed = text;
+  renamed.replace(renamed.find("\"deepseek_v32\""), 14, "\"my_dsa_tune\"");
+  CHECK(config::parse_hf_config(renamed, "tune.json").attention.indexer.topk == 2048);
+  const auto at = text.find("\"index_n_heads\": 64,");
+  REQUIRE(at != std::string::npos);
+  text.erase(at, std::string("\"index_n_heads\": 64,").size());
+  CHECK_THROWS_WITH(config::parse_hf_config(text, "v32.json"), Catch::Contains("index_n_heads"));
 }
 
 TEST_CASE("HF fixture: Qwen3-Next (gated DeltaNet hybrid, gated attention, 512 experts)",

@@ -19,12 +19,12 @@ KvFormat auto_format(const ModelSpec& m) {
 
 }  // namespace
 
-TEST_CASE("the catalog ships the 14 models and 11 GPUs the issues name", "[config][catalog]") {
+TEST_CASE("the catalog ships the 15 models and 11 GPUs the issues name", "[config][catalog]") {
   CHECK(config::model_names() ==
-        std::vector<std::string>{"deepseek-v2-lite", "falcon-7b", "gemma-2-9b", "llama-2-70b",
-                                 "llama-2-7b", "llama-3-70b", "llama-3-8b", "llama-3.1-405b",
-                                 "mistral-7b", "mixtral-8x7b", "opt-13b", "opt-66b", "qwen2.5-7b",
-                                 "qwen3-next-80b-a3b"});
+        std::vector<std::string>{"deepseek-v2-lite", "deepseek-v3.2", "falcon-7b", "gemma-2-9b",
+                                 "llama-2-70b", "llama-2-7b", "llama-3-70b", "llama-3-8b",
+                                 "llama-3.1-405b", "mistral-7b", "mixtral-8x7b", "opt-13b",
+                                 "opt-66b", "qwen2.5-7b", "qwen3-next-80b-a3b"});
   CHECK(config::hardware_names() ==
         std::vector<std::string>{"a100-40gb", "a100-80gb", "b200", "b300", "gb200", "h100-pcie",
                                  "h100-sxm", "h200-sxm", "l4", "l40s", "mi300x"});
@@ -64,7 +64,7 @@ TEST_CASE("every shipped model loads, names itself after its file and cites a so
 
 // Hand-checked from each architecture: 2 × layers × kv_heads × head_dim × 2 bytes (16-bit
 // cache), or for MLA (kv_lora_rank + qk_rope_head_dim) × layers × 2.
-TEST_CASE("KV bytes per token of every shipped model at its own 16-bit dtype", "[config][kv]") {
+TEST_CASE("KV bytes per token of every shipped model at --kv-cache-dtype auto", "[config][kv]") {
   const std::map<std::string, Bytes> expected{
       {"llama-2-7b", 2ULL * 32 * 32 * 128 * 2},         // 524,288 (MHA)
       {"llama-2-70b", 2ULL * 80 * 8 * 128 * 2},         // 327,680
@@ -80,6 +80,8 @@ TEST_CASE("KV bytes per token of every shipped model at its own 16-bit dtype", "
       {"gemma-2-9b", 2ULL * 42 * 8 * 256 * 2},          // 344,064, 21 layers windowed
       {"deepseek-v2-lite", (512ULL + 64) * 27 * 2},     // 31,104 (MLA latent)
       {"qwen3-next-80b-a3b", 2ULL * 12 * 2 * 256 * 2},  // 24,576: 12 of 48 layers attend
+      // 48,068: "auto" is vLLM's fp8_ds_mla latent (656 B) + the indexer's key (132 B)
+      {"deepseek-v3.2", 61ULL * (656 + 132)},
   };
   REQUIRE(expected.size() == config::model_names().size());
   for (const auto& [name, bytes] : expected) {
@@ -132,6 +134,8 @@ TEST_CASE("parameter counts match published figures", "[config][weights]") {
       {"opt-66b", 65'700'000'000ULL, 0.001},
       {"deepseek-v2-lite", 15'700'000'000ULL, 0.001},
       {"qwen3-next-80b-a3b", 80'000'000'000ULL, 0.005},  // "80B in total"
+      // DeepSeek-V3's 671 B and 61 lightning indexers; the config.json fixture's count
+      {"deepseek-v3.2", 671'877'929'216ULL, 0},
   };
   for (const Case& c : cases) {
     INFO(c.name);

@@ -98,6 +98,15 @@ inline model::ModelSpec deepseek_v2_lite() {
   return m;
 }
 
+// DeepSeek-V2-Lite with DeepSeek Sparse Attention (as V3.2 adds it): a lightning indexer of 8
+// heads of 128 scoring every key, the attention reading the best 256.
+inline model::ModelSpec deepseek_v2_lite_sparse() {
+  model::ModelSpec m = deepseek_v2_lite();
+  m.name = "deepseek-v2-lite-sparse";
+  m.attention.indexer = {8, 128, 256};
+  return m;
+}
+
 inline model::HardwareSpec h100_sxm() {
   model::HardwareSpec h;
   h.name = "h100-sxm";

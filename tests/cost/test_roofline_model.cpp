@@ -221,6 +221,41 @@ TEST_CASE("MLA decode reads the latent once for all heads, MoE touches top-k exp
   CHECK(many.at("moe").bytes > 26.0 * all_weights * 0.999);
 }
 
+TEST_CASE("Sparse MLA attends its top-k keys and its indexer scores every key", "[cost]") {
+  cost::CostOptions o;
+  o.kv_dtype = model::Dtype::kFp8;  // vLLM's fp8_ds_mla: 512 + 4 × 4 + 64 × 2 = 656 B a row
+  const cost::RooflineCostModel model(test::deepseek_v2_lite_sparse(), test::h100_sxm(), o);
+  const auto ops = by_name(decode(model, 8, 1000));
+  // Each of the 8 queries reads min(1001, 256) latents of 656 B and writes its own; Q (576) and
+  // O (512) rows of 16 heads in bf16. No absorbed projection is an attention op here.
+  const double topk = 8.0 * 256;
+  CHECK(ops.at("attn_decode").bytes ==
+        27.0 * (8.0 * 16 * (576 + 512) * 2 + topk * 656 + 8.0 * 656));
+  CHECK(ops.at("attn_decode").flops == 27.0 * 2 * topk * 16 * (576 + 512));
+  // The indexer: 8 heads × 128 over all 1,001 keys of each sequence (132 B each, fp8 + scale),
+  // fp8 queries, one key written per sequence, a 4 B logit written and read per pair.
+  const double keys = 8.0 * 1001;
+  CHECK(ops.at("attn_index").flops == 27.0 * 2 * keys * 8 * 128);
+  CHECK(ops.at("attn_index").bytes ==
+        27.0 * (8.0 * 8 * 128 * 1 + keys * 132 + 8.0 * 132 + 8.0 * keys));
+  // Below the top-k the attention reads every key, as dense MLA would.
+  const auto short_ctx = by_name(decode(model, 8, 100));
+  CHECK(short_ctx.at("attn_decode").flops == 27.0 * 2 * (8.0 * 101) * 16 * (576 + 512));
+  // A prefill of 1,024 tokens: causal pairs capped at 256 keys a query for the attention, all
+  // of them for the indexer; no key is decompressed (kv_b_proj absorbed for every token).
+  const auto pre = by_name(prefill(model, 1024));
+  const double capped = 256.0 * 257 / 2 + 256.0 * (1024 - 256);
+  const double full = 1024.0 * 1025 / 2;
+  CHECK(pre.at("attn_prefill").flops == 27.0 * 2 * capped * 16 * (576 + 512));
+  CHECK(pre.at("attn_index").flops == 27.0 * 2 * full * 8 * 128);
+  // The dense model decompresses every key for its prefill: more attention work at 1,024.
+  const cost::RooflineCostModel dense(test::deepseek_v2_lite(), test::h100_sxm(), o);
+  CHECK(by_name(prefill(dense, 1024)).at("attn_prefill").flops >
+        pre.at("attn_prefill").flops + pre.at("attn_index").flops);
+  // Contexts matter per sequence: the decode-totals fast path is off.
+  CHECK_FALSE(model.prices_decode_totals());
+}
+
 // A profile with a fused-MoE curve prices DeepSeek-V2-Lite's routed experts as one moe kernel
 // per layer (its activation and token permutation inside it) instead of two GEMMs and an
 // elementwise op; the router and the shared experts stay GEMMs.
@@ -610,7 +645,8 @@ TEST_CASE("Memoized step times equal the whole computation, bit for bit, model b
   // step_time() keeps the token-shaped ops' times per thread under the step's counts;
   // breakdown() computes every op. Steps with equal counts but different attention work, several
   // models interleaved on one thread (same counts, different hardware), a per-sequence op (a
-  // Mamba state), a data-parallel MoE and MLA (not memoized) must all agree exactly.
+  // Mamba state), a data-parallel MoE, MLA (not memoized) and sparse MLA (memoized, its
+  // indexer an attention op) must all agree exactly.
   cost::CostOptions tp4, dp2;
   tp4.tensor_parallel_size = 4;
   dp2.data_parallel_size = 2;
@@ -621,10 +657,11 @@ TEST_CASE("Memoized step times equal the whole computation, bit for bit, model b
       cost::RooflineCostModel(test::hybrid_mamba_attention_mlp(), test::h100_sxm(), {}),
       cost::RooflineCostModel(model::shard_experts(test::deepseek_v2_lite(), 1, 2, true),
                               test::h100_sxm(), dp2),
-      cost::RooflineCostModel(test::deepseek_v2_lite(), test::h100_sxm(), {})};
+      cost::RooflineCostModel(test::deepseek_v2_lite(), test::h100_sxm(), {}),
+      cost::RooflineCostModel(test::deepseek_v2_lite_sparse(), test::h100_sxm(), {})};
   Rng rng(11);
   for (int i = 0; i < 3000; ++i) {
-    const std::size_t which = static_cast<std::size_t>(rng.uniform_int(0, 5));
+    const std::size_t which = static_cast<std::size_t>(rng.uniform_int(0, 6));
     const auto& model = models[which];
     // Few distinct counts (so the memo hits), contexts free (so attention differs per hit).
     std::vector<std::int64_t> ctx(static_cast<std::size_t>(rng.uniform_int(0, 6)));
