@@ -106,6 +106,13 @@ TEST_CASE("HF fixture: DeepSeek-V3.2 (sparse attention: an indexer over DeepSeek
   std::string renamed = text;
   renamed.replace(renamed.find("\"deepseek_v32\""), 14, "\"my_dsa_tune\"");
   CHECK(config::parse_hf_config(renamed, "tune.json").attention.indexer.topk == 2048);
+  // GLM-5 (glm_moe_dsa) is the same design under GLM's model_type.
+  std::string glm = text;
+  glm.replace(glm.find("\"deepseek_v32\""), 14, "\"glm_moe_dsa\"");
+  glm.replace(glm.find("DeepseekV32ForCausalLM"), 22, "GlmMoeDsaForCausalLM");
+  const ModelSpec glm5 = config::parse_hf_config(glm, "glm5.json");
+  CHECK(glm5.family == "glm_moe_dsa");
+  CHECK(glm5.attention.indexer.heads == 64);
   const auto at = text.find("\"index_n_heads\": 64,");
   REQUIRE(at != std::string::npos);
   text.erase(at, std::string("\"index_n_heads\": 64,").size());
