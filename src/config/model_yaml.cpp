@@ -229,6 +229,46 @@ void validate_located(const model::ModelSpec& m, MapReader& r, MapReader& att,
   });
 }
 
+// The checkpoint's weight quantization, as an HF config's quantization_config states it: the
+// method (vLLM's names), for fp8 / int8 the block of one scale (weight_block_size: [rows, cols];
+// per tensor / channel otherwise), for awq / gptq the group size.
+void parse_quantization(MapReader& q, model::ModelSpec& m) {
+  const std::string name = q.get_string("method");
+  const auto method = model::parse_quant_method(name);
+  if (!method || *method == model::QuantMethod::kNone) {
+    throw q.error("method", "expected one of " + join(model::quant_method_names(), "|") +
+                                ", got '" + name + "'");
+  }
+  model::Quantization out = model::default_quantization(*method);
+  if (const auto block = q.optional_node("weight_block_size")) {
+    if (*method != model::QuantMethod::kFp8 && *method != model::QuantMethod::kInt8) {
+      throw q.error("weight_block_size", "expected block scales only with method fp8 or int8");
+    }
+    std::vector<std::int64_t> dims;
+    if (block->IsSequence()) {
+      for (const auto& d : *block) {
+        std::int64_t v = 0;
+        if (!d.IsScalar() || !YAML::convert<std::int64_t>::decode(d, v) || v < 1) break;
+        dims.push_back(v);
+      }
+    }
+    if (!block->IsSequence() || block->size() != 2 || dims.size() != 2) {
+      throw q.error("weight_block_size", "expected [rows, cols], two positive integers");
+    }
+    out.scales = model::ScaleLayout::kBlock;
+    out.block_n = dims[0];
+    out.block_k = dims[1];
+  }
+  if (const auto group = q.optional_int("group_size", 1, 1 << 20)) {
+    if (*method != model::QuantMethod::kAwq && *method != model::QuantMethod::kGptq) {
+      throw q.error("group_size", "expected a group size only with method awq or gptq");
+    }
+    out.group_size = *group;
+  }
+  out.origin = "model YAML";
+  m.quantization = out;
+}
+
 model::ModelSpec parse_model(const YAML::Node& root, const std::string& file) {
   MapReader r(root, file);
   check_required_typos(
@@ -241,6 +281,8 @@ model::ModelSpec parse_model(const YAML::Node& root, const std::string& file) {
   if (moe) parse_moe(*moe, m.moe);
   std::optional<MapReader> linear = r.optional_map("linear_attention");
   if (linear) parse_linear_attention(*linear, m);
+  std::optional<MapReader> quantization = r.optional_map("quantization");
+  if (quantization) parse_quantization(*quantization, m);
   if (linear.has_value() != !m.block_kinds.empty()) {
     throw linear
         ? r.error("linear_attention", "expected linear layers in attention.layer_pattern to use it")
@@ -251,6 +293,7 @@ model::ModelSpec parse_model(const YAML::Node& root, const std::string& file) {
   att.finish();
   if (moe) moe->finish();
   if (linear) linear->finish();
+  if (quantization) quantization->finish();
   r.finish();
   validate_located(m, r, att, moe);
   return m;

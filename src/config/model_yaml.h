@@ -36,6 +36,9 @@
 //     k_eq_v: false                   # full layers store K only (K and V shared)
 //     kv_lora_rank: 512               # mla only (required), with qk_rope_head_dim (required),
 //     qk_rope_head_dim: 64            #   qk_nope_head_dim, v_head_dim, q_lora_rank (optional)
+//     index_topk: 2048                # mla only, optional: DeepSeek Sparse Attention, each query
+//     index_heads: 64                 #   attends its top-k keys; the lightning indexer's heads
+//     index_head_dim: 128             #   and head size (both required with index_topk)
 //   moe:                              # optional
 //     experts: 8                      # routed experts, > 0
 //     experts_per_token: 2            # 1..experts
@@ -51,6 +54,11 @@
 //     value_head_dim: 128
 //     conv_kernel: 4
 //     state_dtype: fp32               # the recurrent state's dtype; default the model's
+//   quantization:                     # optional: the checkpoint's weights (an HF config's
+//     method: fp8                     #   quantization_config): fp8|int8|awq|gptq|mxfp4|nvfp4
+//     weight_block_size: [128, 128]   # fp8 / int8: one scale per block (default per tensor /
+//                                     #   channel)
+//     group_size: 128                 # awq / gptq: inputs per scale (default 128)
 //
 // Unknown keys are errors with a suggestion; every error names file, line, column and field.
 

@@ -40,18 +40,19 @@ std::optional<Table> table_of(const CsvFile& f) {
 
 // A fused-MoE row's weight type, and its activations where wider than its weights
 // (KernelShape::activation_bits): nvfp4 is W4A4; w4a16_mxfp4 and int4_wo (weight-only) multiply
-// in 16 bits, w4a8_mxfp4_mxfp8 (MXFP4 x MXFP8) in 8. fp8_block (block scales) has no kvsim dtype
-// of its own: skipped.
+// in 16 bits, w4a8_mxfp4_mxfp8 (MXFP4 x MXFP8) in 8. fp8_block (128 x 128 block scales, the
+// DeepSeek-style checkpoints) is vLLM's block-fp8 kernel, its own entry (moe.fp8.block).
 struct MoeKernelType {
   model::Dtype dtype;
   int activation_bits;
+  bool block_scales = false;
 };
 std::optional<MoeKernelType> moe_kernel_type(const std::string& name) {
   static const std::map<std::string, MoeKernelType> kTypes = {
       {"bfloat16", {model::Dtype::kBf16, 0}},    {"float16", {model::Dtype::kBf16, 0}},
       {"fp8", {model::Dtype::kFp8, 0}},          {"nvfp4", {model::Dtype::kFp4, 0}},
       {"w4a16_mxfp4", {model::Dtype::kFp4, 16}}, {"w4a8_mxfp4_mxfp8", {model::Dtype::kFp4, 8}},
-      {"int4_wo", {model::Dtype::kInt4, 16}}};
+      {"int4_wo", {model::Dtype::kInt4, 16}},    {"fp8_block", {model::Dtype::kFp8, 0, true}}};
   const auto it = kTypes.find(name);
   if (it == kTypes.end()) return std::nullopt;
   return it->second;
@@ -127,11 +128,26 @@ std::string source_key(const CsvFile& f, const std::vector<std::string>& cells,
   return key;
 }
 
+// Whether a fused-MoE table's row is of the kind moe_shape imports (balanced routing, no expert
+// parallelism); true for every row of another table. Only those rows choose the kernel: an
+// expert-parallel kernel with more rows must not leave a shape's TP rows unread.
+bool importable_row(const CsvFile& f, const std::vector<std::string>& cells) {
+  if (f.column.count("num_experts") == 0) return true;
+  const auto cell = [&](const char* name) {
+    const auto it = f.column.find(name);
+    return it == f.column.end() ? std::string() : cells[it->second];
+  };
+  const std::string routing = cell("distribution");
+  const std::string ep = cell("moe_ep_size");
+  return (routing.empty() || routing == "balanced") && (ep.empty() || ep == "1");
+}
+
 std::map<std::string, std::string> chosen_sources(const CsvFile& f, const std::string& dtype_col) {
   if (f.column.count("kernel_source") == 0) return {};
   const std::size_t src = f.column.at("kernel_source");
   std::map<std::string, std::map<std::string, std::int64_t>> counts;
   for (const auto& [line, cells] : f.rows) {
+    if (!importable_row(f, cells)) continue;
     counts[source_key(f, cells, dtype_col)][cells[src]] += 1;
   }
   std::map<std::string, std::string> chosen;
@@ -225,6 +241,7 @@ std::optional<std::string> moe_shape(const CsvRow& row, const std::string& dtype
     return "w4a16_mxfp4 rows of compressed-tensors' MXFP4 method";
   s.dtype = type->dtype;
   s.activation_bits = type->activation_bits;
+  s.block_scales = type->block_scales;
   s.op = OpClass::kMoe;
   const std::int64_t tp = row.has_column("moe_tp_size") ? row.integer("moe_tp_size", false, 1) : 1;
   const std::int64_t inter = row.integer("inter_size", true, 1);
@@ -245,8 +262,10 @@ std::optional<std::string> row_shape(const CsvRow& row, Table table, const std::
                                      KernelShape& s) {
   const std::string dtype_name = optional_cell(row, dtype_col);
   if (!sources.empty()) {
+    // A key none of whose rows is importable has no choice: moe_shape says why they are skipped.
     const std::string& source = row.cell("kernel_source");
-    if (source != sources.at(source_key(row.file(), row.cells(), dtype_col)))
+    const auto chosen = sources.find(source_key(row.file(), row.cells(), dtype_col));
+    if (chosen != sources.end() && source != chosen->second)
       return "rows of kernel_source " + source;
   }
   if (table == Table::kMoe) return moe_shape(row, dtype_name, s);

@@ -351,6 +351,8 @@ struct Predictor::Impl {
   // By activation width (0, 8, 16 bits: kActivationBits), op class, then dtype (the profile's
   // per-dtype entries, cost/ops.h).
   std::array<std::array<std::array<ResolvedEntry, model::kNumDtypes>, kNumOpClasses>, 3> classes;
+  // Kernels over fp8 weights with block scales (KernelShape::block_scales), by op class.
+  std::array<ResolvedEntry, kNumOpClasses> block;
 };
 
 Predictor::Predictor(const model::HardwareSpec& hardware, bool use_tables) {
@@ -364,6 +366,10 @@ Predictor::Predictor(const model::HardwareSpec& hardware, bool use_tables) {
                           kActivationBits[w]);
       }
     }
+  }
+  for (int i = 0; i < kNumOpClasses; ++i) {
+    impl->block[static_cast<std::size_t>(i)] =
+        resolve_entry(hardware.cost, static_cast<OpClass>(i), model::Dtype::kFp8, 0, true);
   }
   impl_ = std::move(impl);
 }
@@ -392,8 +398,10 @@ double Predictor::predict(const KernelShape& shape, bool* from_table) const {
     throw Error("expected activation_bits 0, 8 or 16, got " +
                 std::to_string(shape.activation_bits));
   }
-  const ResolvedEntry& entry =
-      impl_->classes[w][static_cast<std::size_t>(shape.op)][static_cast<std::size_t>(shape.dtype)];
+  const ResolvedEntry& entry = block_key(shape.op, shape.dtype, shape.block_scales)
+                                   ? impl_->block[static_cast<std::size_t>(shape.op)]
+                                   : impl_->classes[w][static_cast<std::size_t>(shape.op)]
+                                                   [static_cast<std::size_t>(shape.dtype)];
   const Roof roof = roof_for(impl_->hardware, shape.op, entry.roof_dtype, shape.num_gpus);
   return roofline_time(entry.profile, roof.peak_flops, roof.bandwidth, roof.extra_latency_s,
                        kernel_work(shape))

@@ -27,13 +27,21 @@ const std::vector<std::string> kKvsimMoeActivationColumns = [] {
   c.push_back("activation_bits");
   return c;
 }();
+// And then optionally block_scales (KernelShape::block_scales: 1 for fp8 experts with block
+// scales; empty = 0).
+const std::vector<std::string> kKvsimMoeBlockColumns = [] {
+  std::vector<std::string> c = kKvsimMoeActivationColumns;
+  c.push_back("block_scales");
+  return c;
+}();
 
 std::vector<Measurement> parse_kvsim(const CsvFile& f) {
-  const bool activation_column = f.header == kKvsimMoeActivationColumns;
+  const bool block_column = f.header == kKvsimMoeBlockColumns;
+  const bool activation_column = f.header == kKvsimMoeActivationColumns || block_column;
   if (f.header != kKvsimColumns && f.header != kKvsimMoeColumns && !activation_column) {
     throw Error(ErrorLocation{f.path, 1, 0, ""},
                 "expected the header " + join(kKvsimColumns, ",") +
-                    " (and ,experts,top_k[,activation_bits] for moe rows)");
+                    " (and ,experts,top_k[,activation_bits[,block_scales]] for moe rows)");
   }
   const bool moe_columns = f.header == kKvsimMoeColumns || activation_column;
   std::vector<Measurement> out;
@@ -95,6 +103,16 @@ std::vector<Measurement> parse_kvsim(const CsvFile& f) {
                         std::string(op_class_name(s.op)) + " row, got " + std::to_string(bits));
       }
       s.activation_bits = static_cast<int>(bits);
+    }
+    if (block_column) {
+      const std::int64_t block = row.integer("block_scales", false, 0);
+      if (block > 1 || (block == 1 && !block_key(s.op, s.dtype, true))) {
+        throw Error(row.where("block_scales"),
+                    "expected empty or 0, or 1 for a moe row of fp8 weights with block scales, "
+                    "got " +
+                        std::to_string(block));
+      }
+      s.block_scales = block == 1;
     }
     m.time_s = row.positive("time_us") * 1e-6;
     out.push_back(std::move(m));
@@ -261,7 +279,13 @@ std::vector<Measurement> load_measurements(const std::string& path, MeasurementF
 std::string measurements_csv(const std::vector<Measurement>& rows) {
   const bool moe = std::any_of(rows.begin(), rows.end(),
                                [](const Measurement& m) { return m.shape.op == OpClass::kMoe; });
-  std::string out = join(moe ? kKvsimMoeActivationColumns : kKvsimColumns, ",") + "\n";
+  const bool block = std::any_of(rows.begin(), rows.end(),
+                                 [](const Measurement& m) { return m.shape.block_scales; });
+  std::string out = join(block ? kKvsimMoeBlockColumns
+                         : moe ? kKvsimMoeActivationColumns
+                               : kKvsimColumns,
+                         ",") +
+                    "\n";
   auto cell = [](std::int64_t v) { return v > 0 ? std::to_string(v) : std::string(); };
   for (const auto& m : rows) {
     const KernelShape& s = m.shape;
@@ -277,7 +301,7 @@ std::string measurements_csv(const std::vector<Measurement>& rows) {
            cell(s.num_gpus) + "," + time +
            (moe ? "," + cell(s.experts) + "," + cell(s.top_k) + "," + cell(s.activation_bits)
                 : std::string()) +
-           "\n";
+           (block ? std::string(s.block_scales ? ",1" : ",") : std::string()) + "\n";
   }
   return out;
 }

@@ -185,6 +185,7 @@ std::optional<TableCoordinates> table_coordinates(const KernelShape& s) {
       // A kernel with wider activations than weights is another kernel (entry_key).
       if (activation_key(s.op, s.dtype, s.activation_bits))
         c.shape.emplace_back("a", s.activation_bits);
+      if (block_key(s.op, s.dtype, s.block_scales)) c.shape.emplace_back("block", 1);
       c.x1 = static_cast<double>(s.m);
       return c;
   }
@@ -267,6 +268,11 @@ bool is_op_class_key(std::string_view key) {
   if (!op) return false;
   if (dot == std::string_view::npos) return true;
   std::string_view rest = key.substr(dot + 1);
+  if (rest.ends_with(".block")) {
+    rest.remove_suffix(6);
+    const auto dtype = model::parse_dtype(rest);
+    return dtype.has_value() && block_key(*op, *dtype, true).has_value();
+  }
   int bits = 0;
   for (const int b : {8, 16}) {
     const std::string suffix = ".a" + std::to_string(b);
@@ -295,8 +301,14 @@ std::optional<std::string> activation_key(OpClass op, model::Dtype dtype, int ac
   return *op_class_dtype_key(op, dtype) + ".a" + std::to_string(activation_bits);
 }
 
+std::optional<std::string> block_key(OpClass op, model::Dtype dtype, bool block_scales) {
+  if (!block_scales || op != OpClass::kMoe || dtype != model::Dtype::kFp8) return std::nullopt;
+  return *op_class_dtype_key(op, dtype) + ".block";
+}
+
 std::optional<std::string> entry_key(const KernelShape& shape) {
   if (auto key = activation_key(shape.op, shape.dtype, shape.activation_bits)) return key;
+  if (auto key = block_key(shape.op, shape.dtype, shape.block_scales)) return key;
   return op_class_dtype_key(shape.op, shape.dtype);
 }
 
@@ -306,13 +318,21 @@ model::Dtype roof_dtype(model::Dtype dtype, int activation_bits) {
 }
 
 ResolvedEntry resolve_entry(const model::CostProfile& profile, OpClass op, model::Dtype dtype,
-                            int activation_bits) {
+                            int activation_bits, bool block_scales) {
   ResolvedEntry e;
   if (const auto key = activation_key(op, dtype, activation_bits)) {
     const auto it = profile.op_classes.find(*key);
     if (it != profile.op_classes.end()) {
       e.profile = it->second;
       e.roof_dtype = roof_dtype(dtype, activation_bits);
+      return e;
+    }
+  }
+  if (const auto key = block_key(op, dtype, block_scales)) {
+    const auto it = profile.op_classes.find(*key);
+    if (it != profile.op_classes.end()) {
+      e.profile = it->second;
+      e.roof_dtype = dtype;
       return e;
     }
   }

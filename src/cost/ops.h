@@ -111,6 +111,9 @@ std::int64_t keys_read(std::int64_t n, std::int64_t cached, std::int64_t window)
 // 4-bit weights: W4A16 (it dequantizes the weights and multiplies in 16 bits: MXFP4 experts over
 // bf16, AWQ/GPTQ int4) or W4A8 (MXFP4 weights x MXFP8 activations on the fp8 tensor cores).
 // Another kernel: its own profile entry (entry_key) and the peak of its activations' type.
+// block_scales: fp8 weights with one scale per 128 × 128 block (DeepSeek-style checkpoints), which
+// vLLM runs with its block-fp8 kernels (Triton's, DeepGEMM's), not the per-tensor fp8 ones: for
+// the fused MoE its own entry "moe.fp8.block" (block_key).
 struct KernelShape {
   OpClass op = OpClass::kGemm;
   model::Dtype dtype = model::Dtype::kFp16;
@@ -120,6 +123,7 @@ struct KernelShape {
   std::int64_t num_gpus = 0;
   std::int64_t experts = 0, top_k = 0;
   int activation_bits = 0;
+  bool block_scales = false;
 };
 
 // Element size in bytes (0.5 for int4).
@@ -171,8 +175,12 @@ bool is_op_class_key(std::string_view key);
 // 16, wider than the weights: KernelShape::activation_bits): "<class>.<dtype>.a<bits>"
 // ("moe.fp4.a16", "moe.fp4.a8"). nullopt where the activations are not wider than the weights.
 std::optional<std::string> activation_key(OpClass op, model::Dtype dtype, int activation_bits);
-// The profile entry a kernel of this shape is fitted into and priced by: activation_key where it
-// has one, else op_class_dtype_key (nullopt: the plain "<class>").
+// The entry of a fused-MoE kernel over fp8 weights with block scales (KernelShape::block_scales):
+// "moe.fp8.block". nullopt for other kernels (a GEMM's block scales cost what its per-channel
+// ones do in the tables: one entry).
+std::optional<std::string> block_key(OpClass op, model::Dtype dtype, bool block_scales);
+// The profile entry a kernel of this shape is fitted into and priced by: activation_key or
+// block_key where it has one, else op_class_dtype_key (nullopt: the plain "<class>").
 std::optional<std::string> entry_key(const KernelShape& shape);
 // The type whose peak a kernel's entry is fitted against and priced at: the activations' (bf16,
 // fp8) for an activation_key entry, else `dtype`.
@@ -185,10 +193,11 @@ struct ResolvedEntry {
   bool defaulted = false;  // no entry: default_op_class_profile
 };
 // The entry that prices a kernel of `op` over `dtype` weights with `activation_bits`: its
-// activation_key entry against its activations' peak where the profile fitted one, else (and for
-// every other kernel) op_class_profile(profile, op, dtype) against the `dtype` peak.
+// activation_key entry against its activations' peak where the profile fitted one, its block_key
+// entry where it has block scales and the profile fitted one, else (and for every other kernel)
+// op_class_profile(profile, op, dtype) against the `dtype` peak.
 ResolvedEntry resolve_entry(const model::CostProfile& profile, OpClass op, model::Dtype dtype,
-                            int activation_bits);
+                            int activation_bits, bool block_scales = false);
 
 // Roofline of one kernel: max(flops / (peak × η_c(log10 flops)), bytes / (bandwidth ×
 // η_m(log10 bytes))) + launch latency + extra_latency_s. Zero flops or bytes contribute nothing.

@@ -515,6 +515,8 @@ void TemplateBuilder::add_moe(LayerGroup& g) {
                                                                    : 0;
   // Experts the method left unconverted (16-bit) have no wider activations.
   if (!activation_key(OpClass::kMoe, t.weight_dtype, t.activation_bits)) t.activation_bits = 0;
+  t.block_scales = t.quantized && m_.quantization.scales == model::ScaleLayout::kBlock &&
+                   block_key(OpClass::kMoe, t.weight_dtype, true).has_value();
   if (t.activation_bits > 0) geo.a = t.activation_bits / 8.0;
   if (!moe.expert_parallel && gate_ == 2.0) {
     // A measured fused-MoE kernel of this shape (tables hold gated layers, every expert on the
@@ -522,6 +524,7 @@ void TemplateBuilder::add_moe(LayerGroup& g) {
     std::vector<std::pair<std::string, std::int64_t>> shape = {
         {"n", width}, {"k", h_}, {"experts", moe.num_experts}, {"top_k", moe.experts_per_token}};
     if (t.activation_bits > 0) shape.emplace_back("a", t.activation_bits);
+    if (t.block_scales) shape.emplace_back("block", 1);
     t.table = find_table(OpClass::kMoe, t.weight_dtype, shape);
   }
   g.gemms.push_back(gemm(kMoe, Rows::kTokens, moe.num_experts, h_, 1, w));  // router
@@ -600,8 +603,8 @@ void set_moe_class(Plan& P, const model::HardwareSpec& hw) {
   const auto moe =
       std::find_if(P.groups.begin(), P.groups.end(), [](const LayerGroup& g) { return g.moe; });
   if (moe == P.groups.end()) return;
-  const ResolvedEntry entry =
-      resolve_entry(hw.cost, OpClass::kMoe, moe->moe_t.weight_dtype, moe->moe_t.activation_bits);
+  const ResolvedEntry entry = resolve_entry(hw.cost, OpClass::kMoe, moe->moe_t.weight_dtype,
+                                            moe->moe_t.activation_bits, moe->moe_t.block_scales);
   if (entry.defaulted) return;
   const auto i = static_cast<int>(OpClass::kMoe);
   P.cls[i] = entry.profile;

@@ -84,6 +84,9 @@ struct MoeTemplate {
   // KernelShape::activation_bits): 16 for W4A16 (MXFP4 experts by default, AWQ/GPTQ int4), 8 for
   // MXFP4 x MXFP8; 0 otherwise.
   int activation_bits = 0;
+  // fp8 experts with block scales (a DeepSeek-style checkpoint): vLLM's block-fp8 fused MoE,
+  // priced by the "moe.fp8.block" entry where the profile fitted one (cost/ops.h block_key).
+  bool block_scales = false;
   // Measured fused-MoE times; x1 = MoE tokens (used with the fitted class, Plan::moe_fitted).
   const PreparedTable* table = nullptr;
 };

@@ -6,6 +6,7 @@
 #include "config/hardware_yaml.h"
 #include "config/model_yaml.h"
 #include "model/kv_math.h"
+#include "model/weights.h"
 #include "test_util.h"
 
 using namespace kvsim;
@@ -116,4 +117,55 @@ TEST_CASE("model YAML: linear layers with their gated DeltaNet section", "[confi
           config::parse_model_yaml(odd, "c.yaml");
         }).find("linear_attention.value_heads: expected a multiple of key_heads (2)") !=
         std::string::npos);
+}
+
+TEST_CASE("model YAML: the checkpoint's quantization and sparse attention", "[config][yaml]") {
+  const std::string fp8 = std::string(kMinimal) +
+                          "quantization:\n"
+                          "  method: fp8\n"
+                          "  weight_block_size: [128, 64]\n";
+  const ModelSpec m = config::parse_model_yaml(fp8, "q.yaml");
+  CHECK(m.quantization.method == QuantMethod::kFp8);
+  CHECK(m.quantization.scales == ScaleLayout::kBlock);
+  CHECK((m.quantization.block_n == 128 && m.quantization.block_k == 64));
+  CHECK(m.quantization.origin == "model YAML");
+  const ModelSpec awq = config::parse_model_yaml(
+      std::string(kMinimal) + "quantization: {method: awq, group_size: 64}\n", "awq.yaml");
+  CHECK((awq.quantization.scales == ScaleLayout::kGroup && awq.quantization.group_size == 64));
+  const auto error = [](const std::string& tail) {
+    return error_of([&] { config::parse_model_yaml(std::string(kMinimal) + tail, "e.yaml"); });
+  };
+  CHECK_THAT(error("quantization: {method: fp9}\n"),
+             Catch::Contains("e.yaml:11:") &&
+                 Catch::Contains("quantization.method: expected one of") &&
+                 Catch::Contains("got 'fp9'"));
+  CHECK_THAT(
+      error("quantization: {method: awq, weight_block_size: [128, 128]}\n"),
+      Catch::Contains("weight_block_size: expected block scales only with method fp8 or int8"));
+  CHECK_THAT(error("quantization: {method: fp8, weight_block_size: [128]}\n"),
+             Catch::Contains("weight_block_size: expected [rows, cols], two positive integers"));
+  CHECK_THAT(error("quantization: {method: fp8, group_size: 128}\n"),
+             Catch::Contains("group_size: expected a group size only with method awq or gptq"));
+  CHECK_THAT(error("quantization: {method: fp8, blocks: [1, 2]}\n"),
+             Catch::Contains("quantization.blocks"));
+
+  // The shipped DeepSeek-V3.2 is its config.json, byte for byte in every figure kvsim derives.
+  const ModelSpec yaml = config::load_model("deepseek-v3.2");
+  const ModelSpec hf =
+      config::load_model(test::source_dir() + "/tests/config/data/hf/deepseek-v3.2.json");
+  CHECK(yaml.attention.indexer.topk == hf.attention.indexer.topk);
+  CHECK(yaml.attention.indexer.heads == hf.attention.indexer.heads);
+  CHECK(yaml.attention.indexer.head_dim == hf.attention.indexer.head_dim);
+  CHECK(weights_bytes(yaml) == weights_bytes(hf));
+  CHECK(weights_bytes_per_gpu(yaml, 8) == weights_bytes_per_gpu(hf, 8));
+  const KvFormat f = *kv_format_from_name(yaml, "auto");
+  CHECK(kv_bytes_per_token(yaml, f) == kv_bytes_per_token(hf, f));
+  // An indexer needs MLA, and its sizes.
+  CHECK_THAT(error_of([] {
+               config::parse_model_yaml(
+                   std::string(kMinimal).replace(std::string(kMinimal).find("  kv_heads: 2\n"), 13,
+                                                 "  kv_heads: 2\n  index_topk: 64\n"),
+                   "i.yaml");
+             }),
+             Catch::Contains("attention.index_topk"));
 }

@@ -132,10 +132,14 @@ TEST_CASE("aiconfigurator fused-MoE table: balanced, TP-split rows; a kernel per
                       "cutlass,bfloat16,4,2048,768,8,128,1,2,balanced,0.07\n"
                       "cutlass,bfloat16,8,2048,768,8,128,1,1,balanced,0.08\n"
                       "triton,bfloat16,16,2048,768,8,128,1,1,balanced,0.09\n"
+                      "wide_ep,bfloat16,16,2048,768,8,128,1,4,balanced,0.01\n"
+                      "wide_ep,bfloat16,32,2048,768,8,128,1,4,balanced,0.01\n"
+                      "wide_ep,bfloat16,64,2048,768,8,128,1,4,balanced,0.01\n"
                       "vllm_gptossmxfp4moe,w4a16_mxfp4,1,2880,2880,4,128,8,1,balanced,0.04\n"
                       "block,fp8_block,1,2048,768,8,128,1,1,balanced,0.03\n");
-  // Two kernels ran the bf16 2048/768 layer: the one with more rows (cutlass) is kept.
-  REQUIRE(l.rows.size() == 3);
+  // Three kernels ran the bf16 2048/768 layer: of those with rows the reader imports, the one
+  // with more (cutlass) is kept; the expert-parallel kernel's rows do not count.
+  REQUIRE(l.rows.size() == 4);
   const auto& m = l.rows[0].shape;
   CHECK(m.op == OpClass::kMoe);
   CHECK(m.dtype == model::Dtype::kBf16);
@@ -147,12 +151,16 @@ TEST_CASE("aiconfigurator fused-MoE table: balanced, TP-split rows; a kernel per
   const auto& g = l.rows[2].shape;
   CHECK((g.dtype == model::Dtype::kFp4 && g.m == 1 && g.n == 360 && g.k == 2880));
   CHECK((g.experts == 128 && g.top_k == 4));
+  // A block-scaled fp8 layer: fp8 weights, its own entry (vLLM's block-fp8 kernel).
+  const auto& b = l.rows[3].shape;
+  CHECK((b.dtype == model::Dtype::kFp8 && b.block_scales && b.activation_bits == 0));
+  CHECK(entry_key(b) == "moe.fp8.block");
   REQUIRE(l.notes.size() == 1);
-  CHECK_THAT(l.notes[0], Catch::Contains("3 rows imported") &&
+  CHECK_THAT(l.notes[0], Catch::Contains("4 rows imported") &&
                              Catch::Contains("1 power_law_1.2 rows") &&
                              Catch::Contains("1 expert-parallel rows") &&
                              Catch::Contains("1 rows of kernel_source triton") &&
-                             Catch::Contains("1 fp8_block rows (no kvsim dtype)"));
+                             Catch::Contains("3 rows of kernel_source wide_ep"));
   CHECK_THAT(error_loading("0.24.0_moe_perf.csv",
                            "kernel_source,moe_dtype,num_tokens,hidden_size,inter_size,topk,"
                            "num_experts,moe_tp_size,moe_ep_size,distribution,latency\n"

@@ -75,6 +75,28 @@ TEST_CASE("Measurement CSV: round trip and located errors", "[cost]") {
       test::error_of([&] { cost::load_measurements(fp8_a8, cost::MeasurementFormat::kAuto); }),
       Catch::Contains("moe-a8.csv:2:17: activation_bits: expected empty, or 8 or 16 wider "
                       "than the fp8 weights of a moe row, got 8"));
+  // fp8 experts with block scales keep them through a round trip (their own entry).
+  const std::string block_header = act_header.substr(0, act_header.size() - 1) + ",block_scales\n";
+  const std::string block = test::write_temp_file(
+      dir, "moe-block.csv",
+      block_header +
+          "moe,fp8,16,256,7168,,,,,,,,,40,256,8,,1\nmoe,fp8,16,256,7168,,,,,,,,,90,256,8,,\n");
+  const auto block_rows = cost::load_measurements(block, cost::MeasurementFormat::kAuto);
+  REQUIRE(block_rows.size() == 2);
+  CHECK(block_rows[0].shape.block_scales);
+  CHECK_FALSE(block_rows[1].shape.block_scales);
+  CHECK(cost::entry_key(block_rows[0].shape) == "moe.fp8.block");
+  CHECK(cost::entry_key(block_rows[1].shape) == "moe.fp8");
+  CHECK(cost::measurements_csv(block_rows) ==
+        block_header +
+            "moe,fp8,16,256,7168,,,,,,,,,40,256,8,,1\nmoe,fp8,16,256,7168,,,,,,,,,90,256,8,,\n");
+  CHECK(cost::measurements_csv(moe_rows).starts_with(act_header + "moe,"));  // no block column
+  const std::string bf16_block = test::write_temp_file(
+      dir, "moe-bf16-block.csv", block_header + "moe,bf16,16,256,7168,,,,,,,,,40,256,8,,1\n");
+  CHECK_THAT(
+      test::error_of([&] { cost::load_measurements(bf16_block, cost::MeasurementFormat::kAuto); }),
+      Catch::Contains("moe-bf16-block.csv:2:18: block_scales: expected empty or 0, or 1 for a moe "
+                      "row of fp8 weights with block scales, got 1"));
   CHECK_THAT(bad("moe,fp8,16,704,2816,,,,,,,,,45\n"),
              Catch::Contains("bad.csv:2:1: op: moe rows need the experts and top_k columns"));
   const auto bad_moe = [&](const std::string& row) {

@@ -413,6 +413,45 @@ TEST_CASE("MXFP4 experts are priced by their kernel's activation entry and peak"
   CHECK(std::abs(kernel("moe.fp4.a8", Dtype::kFp8, 1) - fp4_a8) > 0.2 * fp4_a8);
 }
 
+// vLLM runs fp8 experts with 128 x 128 block scales (DeepSeek-style checkpoints) through its
+// block-fp8 fused MoE (Triton, DeepGEMM) and per-tensor fp8 ones through another kernel (H200's
+// tables: FlashInfer's CUTLASS, 3-7x slower at decode sizes): "moe.fp8.block" prices the first,
+// "moe.fp8" the second and, in a profile fitted before the block entry, both.
+TEST_CASE("Block-scaled fp8 experts are priced by the fused-MoE fp8 block entry", "[cost]") {
+  model::ModelSpec per_tensor = test::deepseek_v2_lite();
+  per_tensor.quantization = model::default_quantization(model::QuantMethod::kFp8);
+  model::ModelSpec block = per_tensor;
+  block.quantization.scales = model::ScaleLayout::kBlock;
+  block.quantization.block_n = block.quantization.block_k = 128;
+  model::HardwareSpec hw = test::h100_sxm();
+  hw.cost.op_classes["moe"] = entry(0.8, 10e-6);
+  hw.cost.op_classes["moe.fp8"] = entry(0.2, 40e-6);
+  hw.cost.op_classes["moe.fp8.block"] = entry(0.6, 20e-6);
+  model::HardwareSpec no_block = hw;  // a profile fitted before the block entry
+  no_block.cost.op_classes.erase("moe.fp8.block");
+  const auto moe = [&](const model::ModelSpec& spec, const model::HardwareSpec& h) {
+    return by_name(decode(cost::RooflineCostModel(spec, h, {}), 64, 100)).at("moe");
+  };
+  const auto blocked = moe(block, hw);
+  const auto tensor = moe(per_tensor, hw);
+  // The same work (block scales add 4 B per 16,384 weights to the bytes), another entry.
+  CHECK(blocked.flops == Approx(tensor.flops));
+  CHECK(blocked.time_s < 0.5 * tensor.time_s);
+  CHECK(moe(per_tensor, no_block).time_s == Approx(tensor.time_s));
+  CHECK(moe(block, no_block).time_s == Approx(tensor.time_s).epsilon(0.01));
+  // The entry's key and its table family are their own.
+  cost::KernelShape shape;
+  shape.op = cost::OpClass::kMoe;
+  shape.dtype = model::Dtype::kFp8;
+  shape.block_scales = true;
+  CHECK(cost::entry_key(shape) == "moe.fp8.block");
+  CHECK(cost::is_op_class_key("moe.fp8.block"));
+  CHECK_FALSE(cost::is_op_class_key("gemm.fp8.block"));
+  CHECK_FALSE(cost::is_op_class_key("moe.bf16.block"));
+  shape.op = cost::OpClass::kGemm;
+  CHECK(cost::entry_key(shape) == "gemm.fp8");  // GEMMs keep one fp8 entry
+}
+
 TEST_CASE("Step time: deterministic, monotone, and equal to the breakdown sum", "[cost]") {
   const auto model = llama70_tp4();
   TimeNs prev = 0;
