@@ -61,6 +61,7 @@ void family_gemma2(const JsonReader& r, Import& im);
 void family_gemma3(const JsonReader& r, Import& im);
 void family_gemma4(const JsonReader& r, Import& im);
 void family_deepseek(const JsonReader& r, Import& im);
+void family_minimax_m2(const JsonReader& r, Import& im);
 void family_glm4(const JsonReader& r, Import& im);
 void family_glm4_moe(const JsonReader& r, Import& im);
 void family_llama4(const JsonReader& r, Import& im);

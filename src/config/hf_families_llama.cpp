@@ -290,6 +290,40 @@ void family_deepseek(const JsonReader& r, Import& im) {
   }
 }
 
+// MiniMax-M2 (M2.1, M2.5): GQA with RMSNorms over the whole Q and K projections (qk_norm_type
+// per_layer; per_head as Qwen3), partial rotary (no effect on sizes), and an MoE of
+// num_local_experts (top num_experts_per_tok, sigmoid routing with a bias) in every layer, with
+// no shared expert. Its multi-token-prediction modules are not loaded without speculative
+// decoding, as in vLLM. attn_type_list marks each layer full (1) or lightning (linear) attention
+// (0, MiniMax-Text-01's hybrid), which kvsim does not model.
+void family_minimax_m2(const JsonReader& r, Import& im) {
+  read_llama_like(r, im, false);
+  model::ModelSpec& m = im.m;
+  m.qk_norm = r.optional_bool("use_qk_norm", true);
+  if (m.qk_norm) {
+    const std::string type = r.optional_string("qk_norm_type").value_or("per_layer");
+    if (type != "per_layer" && type != "per_head") {
+      throw r.error("qk_norm_type", "expected per_layer or per_head, got '" + type + "'");
+    }
+    m.qk_norm_whole = type == "per_layer";
+  }
+  if (const Json* types = r.optional_value("attn_type_list"); types && types->is_array()) {
+    for (std::size_t i = 0; i < types->size(); ++i) {
+      if (!(*types)[i].is_number_integer() || (*types)[i].get<std::int64_t>() != 1) {
+        throw r.error("attn_type_list",
+                      "expected 1 (full attention) for every layer, got another value at layer " +
+                          std::to_string(i) + " (lightning attention is not modelled)");
+      }
+    }
+  }
+  read_moe_common(r, im, "num_local_experts", {"num_experts_per_tok"}, "intermediate_size");
+  if (r.optional_int("shared_intermediate_size", 0).value_or(0) > 0) {
+    throw r.error("shared_intermediate_size",
+                  "expected 0: MiniMax-M2's shared expert is not modelled, got " +
+                      std::to_string(*r.optional_int("shared_intermediate_size", 0)));
+  }
+}
+
 // GLM-4 (0414): biased Q/K/V, partial rotary (no effect on sizes), and four norms per layer
 // (post-attention and post-MLP norms beside the two pre-norms).
 void family_glm4(const JsonReader& r, Import& im) {

@@ -181,6 +181,7 @@ const std::map<std::string, FamilyReader>& families() {
     f["deepseek_v32"] = plain(hf::family_deepseek);
     f["glm_moe_dsa"] = plain(hf::family_deepseek);
     f["glm4"] = plain(hf::family_glm4);
+    f["minimax_m2"] = plain(hf::family_minimax_m2);
     f["glm4_moe"] = plain(hf::family_glm4_moe);
     f["gpt_oss"] = plain(hf::family_gpt_oss);
     f["gpt2"] = plain(hf::family_gpt2);
@@ -314,6 +315,7 @@ const std::map<std::string, std::string>& family_of_architecture() {
       {"GptOssForCausalLM", "gpt_oss"},
       {"LlamaForCausalLM", "llama"},
       {"Llama4ForCausalLM", "llama4_text"},
+      {"MiniMaxM2ForCausalLM", "minimax_m2"},
       {"MistralForCausalLM", "mistral"},
       {"MixtralForCausalLM", "mixtral"},
       {"NemotronHForCausalLM", "nemotron_h"},

@@ -1,6 +1,7 @@
 // An HF config's quantization_config → model::Quantization, for every family (hf_families.h).
 // A method kvsim cannot cost is an error at its quant_method: a quantized checkpoint is never
 // silently costed at its torch_dtype.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -66,9 +67,13 @@ void read_int4(const JsonReader& q, model::Quantization& out) {
 }
 
 void read_fp8(const JsonReader& q, model::Quantization& out) {
+  // The fp8 format, by its short name or PyTorch's (MiniMax-M2: float8_e4m3fn); one byte either
+  // way.
+  static const std::vector<std::string> kFormats = {"e4m3", "e5m2", "float8_e4m3fn",
+                                                    "float8_e5m2"};
   if (auto fmt = q.optional_string("fmt");
-      fmt && to_lower(*fmt) != "e4m3" && to_lower(*fmt) != "e5m2") {
-    throw q.error("fmt", "expected e4m3 or e5m2, got '" + *fmt + "'");
+      fmt && std::find(kFormats.begin(), kFormats.end(), to_lower(*fmt)) == kFormats.end()) {
+    throw q.error("fmt", "expected one of " + join(kFormats, "|") + ", got '" + *fmt + "'");
   }
   const Json* block = q.optional_value("weight_block_size");
   if (block == nullptr) return;  // per-tensor scales (default_quantization)

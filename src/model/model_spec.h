@@ -173,6 +173,9 @@ struct ModelSpec {
   bool layernorm_bias = false;       // LayerNorm with bias (2 vectors) vs RMSNorm (1)
   std::int64_t norms_per_layer = 2;  // 2 (pre-attention, pre-MLP); Gemma 2/3 have 4; Falcon-7B 1
   bool qk_norm = false;              // per-head RMSNorm on Q and K (Qwen3, Gemma 3)
+  // With qk_norm: the norms span all heads (one weight of q_heads × head_dim and one of
+  // kv_heads × head_dim, split over TP: MiniMax-M2's per_layer norm) instead of one head.
+  bool qk_norm_whole = false;
 
   Dtype weight_dtype = Dtype::kBf16;
   // Quantized linear layers (HF quantization_config or --quantization); the rest of the weights,

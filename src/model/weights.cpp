@@ -195,7 +195,11 @@ class TensorWalker {
     if (has_v) kv_tensor(u64(v_dim), "self_attn.v_proj");
     linear(Part::kAttention, "self_attn.o_proj", mul({o_width, h}), ceil_div(o_width, t));
     if (m.attention_bias) replicated(Part::kAttention, h);
-    if (m.qk_norm) {
+    if (m.qk_norm && m.qk_norm_whole) {
+      sharded(Part::kAttention, mul({u64(a.num_q_heads), u64(k_dim)}));
+      emit({Part::kAttention, mul({u64(kv_heads), u64(k_dim)}), mul({kv_rank_heads, u64(k_dim)}),
+            wd, 0});
+    } else if (m.qk_norm) {
       replicated(Part::kAttention, u64(k_dim));
       replicated(Part::kAttention, u64(k_dim));
     }

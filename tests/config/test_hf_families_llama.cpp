@@ -119,6 +119,42 @@ TEST_CASE("HF fixture: DeepSeek-V3.2 (sparse attention: an indexer over DeepSeek
   CHECK_THROWS_WITH(config::parse_hf_config(text, "v32.json"), Catch::Contains("index_n_heads"));
 }
 
+TEST_CASE("HF fixture: MiniMax-M2 (GQA with whole-projection QK norms, 256 experts, fp8 blocks)",
+          "[config][hf]") {
+  const ModelSpec m = config::load_model(fixture("minimax-m2.json"));
+  CHECK(m.family == "minimax_m2");
+  CHECK(m.attention.kind == AttentionKind::kGqa);
+  CHECK((m.attention.num_q_heads == 48 && m.attention.num_kv_heads == 8));
+  CHECK((m.qk_norm && m.qk_norm_whole));
+  CHECK((m.moe.num_experts == 256 && m.moe.experts_per_token == 8));
+  CHECK(m.moe.num_shared_experts == 0);
+  CHECK(m.moe.first_dense_layers == 0);
+  CHECK(m.quantization.method == QuantMethod::kFp8);
+  CHECK(m.quantization.scales == ScaleLayout::kBlock);
+  CHECK(kv_bytes_per_token(m, bf16()) == 2ULL * 62 * 8 * 128 * 2);  // 253,952
+  // Per layer: Q (48 × 128), K and V (8 × 128 each) and O over 3,072; its Q and K norms over the
+  // whole projections (6,144 and 1,024); two norms; the router; 256 experts of 3 × 3,072 × 1,536.
+  // Embeddings and head 2 × 200,064 × 3,072 and the final norm: 228.7 B ("230B total").
+  const std::uint64_t layer = 3072ULL * 6144 * 2 + 3072ULL * 1024 * 2 + 6144 + 1024 + 2 * 3072 +
+                              3072ULL * 256 + 256ULL * 3 * 3072 * 1536;
+  const ParameterCounts c = parameter_counts(m);
+  CHECK(c.total() == 62 * layer + 2ULL * 200064 * 3072 + 3072);
+  // Active: 8 of 256 experts per layer; 11.0 B with the embeddings and head, 9.8 B without
+  // (MiniMax's "10B active").
+  CHECK(c.active(m) == c.total() - 62ULL * (256 - 8) * 3 * 3072 * 1536);
+  // The norms split over TP with their heads: at TP 8 each GPU holds 768 + 128 of them.
+  ModelSpec per_head = m;
+  per_head.qk_norm_whole = false;
+  CHECK(weights_bytes_per_gpu(m, 8) - weights_bytes_per_gpu(per_head, 8) ==
+        62ULL * 2 * ((768 + 128) - 2 * 128));
+  // MiniMax-Text-01's lightning-attention layers are refused, by the key and the layer.
+  std::string text = test::slurp(fixture("minimax-m2.json"));
+  text.replace(text.find("[1, 1, 1"), 8, "[1, 0, 1");
+  CHECK_THROWS_WITH(config::parse_hf_config(text, "m.json"),
+                    Catch::Contains("attn_type_list") && Catch::Contains("layer 1") &&
+                        Catch::Contains("lightning attention is not modelled"));
+}
+
 TEST_CASE("HF fixture: Qwen3-Next (gated DeltaNet hybrid, gated attention, 512 experts)",
           "[config][hf]") {
   const ModelSpec m = config::load_model(fixture("qwen3-next-80b-a3b.json"));
