@@ -100,7 +100,8 @@ void prefill_attention(const Plan& P, OpAcc* acc, const LayerGroup& grp, const A
     Work w = attention_work(grp.index_geom, g.prefill_tokens, g.pre_pairs[0], g.pre_keys[0],
                             g.prefill_tokens);
     w.bytes += kIndexerLogitBytes * g.pre_pairs[0];
-    P.add(acc, kAttnIndex, OpClass::kAttnPrefill, w, n, -1.0, 0.0, time_only);
+    P.add_priced(acc, kAttnIndex, P.index_cls[0], P.index_roof[0].peak_flops, P.index_roof[0], w, n,
+                 -1.0, time_only);
   }
 }
 
@@ -117,7 +118,8 @@ void decode_attention(const Plan& P, OpAcc* acc, const LayerGroup& grp, const Ag
     // The sparse attention's indexer reads every cached key of every sequence.
     Work iw = attention_work(grp.index_geom, g.decodes, g.dec_keys[0], g.dec_keys[0], g.decodes);
     iw.bytes += kIndexerLogitBytes * g.dec_keys[0];
-    P.add(acc, kAttnIndex, OpClass::kAttnDecode, iw, n, -1.0, 0.0, time_only);
+    P.add_priced(acc, kAttnIndex, P.index_cls[1], P.index_roof[1].peak_flops, P.index_roof[1], iw,
+                 n, -1.0, time_only);
   }
 }
 

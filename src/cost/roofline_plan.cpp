@@ -119,6 +119,11 @@ void set_roofs(Plan& P, const model::HardwareSpec& hw, const CostOptions& option
     if (defaulted) P.defaulted.emplace_back(op_class_name(cls_id));
     P.roof[i] = roof_for(hw, cls_id, roof_dtype, cls_id == OpClass::kAllreduce ? P.tp : 1);
   }
+  for (const OpClass attn : {OpClass::kAttnPrefill, OpClass::kAttnDecode}) {
+    const std::size_t i = attn == OpClass::kAttnPrefill ? 0 : 1;
+    P.index_cls[i] = op_class_profile(hw.cost, attn, Dtype::kFp8);
+    P.index_roof[i] = roof_for(hw, attn, Dtype::kFp8, 1);  // the roof its entry was fitted to
+  }
   if (!(hw.pcie_bandwidth > 0)) {
     throw Error(ErrorLocation{hw.name, 0, 0, "pcie_bandwidth"},
                 "expected a positive PCIe bandwidth (swap time)");

@@ -166,6 +166,11 @@ struct RooflineCostModel::Plan {
   double pcie_bandwidth = 0;
   double quant_peak_flops = 0;           // peak of the quantized GEMMs' compute dtype
   model::OpClassProfile quant_gemm_cls;  // their efficiencies (the profile's curve for that dtype)
+  // A sparse-attention indexer's kernels (attn_index), whatever the KV cache's type: fp8 queries
+  // over fp8 keys, priced by the attention entries of an fp8 cache (and their roof). Index 0
+  // prefill, 1 decode.
+  std::array<model::OpClassProfile, 2> index_cls;
+  std::array<Roof, 2> index_roof;
   // The profile has a fused-MoE curve for the experts' type (fitted to fused-MoE kernels): the
   // routed experts are costed as one `moe` kernel (cls/roof[kMoe]); else as two GEMMs.
   bool moe_fitted = false;
@@ -194,15 +199,20 @@ struct RooflineCostModel::Plan {
   // only acc[op].time_s is wanted (a measured kernel then skips the roofline).
   void add(OpAcc* acc, OpId op, OpClass cls_id, const Work& work, double multiplicity,
            double table_time_s, double peak_flops = 0, bool time_only = false) const {
+    const Roof& r = roof[static_cast<int>(cls_id)];
+    add_priced(acc, op, peak_flops > 0 ? quant_gemm_cls : cls[static_cast<int>(cls_id)],
+               peak_flops > 0 ? peak_flops : r.peak_flops, r, work, multiplicity, table_time_s,
+               time_only);
+  }
+  // add() under an explicit entry and roof (the indexer's, index_cls / index_roof).
+  void add_priced(OpAcc* acc, OpId op, const model::OpClassProfile& profile, double peak_flops,
+                  const Roof& r, const Work& work, double multiplicity, double table_time_s,
+                  bool time_only) const {
     if (time_only && table_time_s > 0) {
       acc[op].time_s += table_time_s * multiplicity;
       return;
     }
-    const KernelTime kt =
-        roofline_time(peak_flops > 0 ? quant_gemm_cls : cls[static_cast<int>(cls_id)],
-                      peak_flops > 0 ? peak_flops : roof[static_cast<int>(cls_id)].peak_flops,
-                      roof[static_cast<int>(cls_id)].bandwidth,
-                      roof[static_cast<int>(cls_id)].extra_latency_s, work);
+    const KernelTime kt = roofline_time(profile, peak_flops, r.bandwidth, r.extra_latency_s, work);
     const double t = (table_time_s > 0 ? table_time_s : kt.time_s) * multiplicity;
     OpAcc& a = acc[op];
     a.time_s += t;

@@ -254,6 +254,21 @@ TEST_CASE("Sparse MLA attends its top-k keys and its indexer scores every key", 
         pre.at("attn_prefill").flops + pre.at("attn_index").flops);
   // Contexts matter per sequence: the decode-totals fast path is off.
   CHECK_FALSE(model.prices_decode_totals());
+  // The indexer's keys are fp8 whatever the cache's type: the same price over a bf16 cache, at
+  // the fp8 cache's attention entry.
+  model::HardwareSpec hw = test::h100_sxm();
+  model::OpClassProfile slow = cost::default_op_class_profile(cost::OpClass::kAttnDecode);
+  slow.compute.value = slow.memory.value = 0.01;
+  hw.cost.op_classes["attn_decode.fp8"] = slow;
+  cost::CostOptions bf16 = o;
+  bf16.kv_dtype = model::Dtype::kBf16;
+  const auto on_fp8 =
+      by_name(decode(cost::RooflineCostModel(test::deepseek_v2_lite_sparse(), hw, o), 8, 1000));
+  const auto on_bf16 =
+      by_name(decode(cost::RooflineCostModel(test::deepseek_v2_lite_sparse(), hw, bf16), 8, 1000));
+  CHECK(on_bf16.at("attn_index").time_s == on_fp8.at("attn_index").time_s);
+  CHECK(on_bf16.at("attn_index").time_s > 2 * ops.at("attn_index").time_s);  // the fp8 entry
+  CHECK(on_bf16.at("attn_decode").time_s < on_fp8.at("attn_decode").time_s);
 }
 
 // A profile with a fused-MoE curve prices DeepSeek-V2-Lite's routed experts as one moe kernel
