@@ -182,6 +182,10 @@ void check_layer_kinds(const model::ModelSpec& m, const Checker& c) {
                                 num(a.sliding_window) + ", got none");
   }
   if (!any_kv) c.fail("layer_pattern", "expected at least one attention layer, got none");
+  if (any_sliding && a.indexer.enabled()) {
+    c.fail("index_topk", "expected no sliding-window layers with sparse attention (index_topk " +
+                             num(a.indexer.topk) + "), got some");
+  }
 }
 
 void check_moe(const model::ModelSpec& m, const Checker& c) {

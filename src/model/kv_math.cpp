@@ -501,6 +501,7 @@ ModelSpec with_kv_heads(const ModelSpec& model, std::int64_t kv_heads) {
     a.head_dim = a.mla.qk_nope_head_dim + a.mla.qk_rope_head_dim;
     a.v_head_dim = a.mla.v_head_dim > 0 ? a.mla.v_head_dim : a.head_dim;
     a.mla = MlaSpec{};
+    a.indexer = SparseIndexerSpec{};  // dense attention over the whole K and V
   }
   a.num_kv_heads = kv_heads;
   if (a.full_layer_num_kv_heads > 0) a.full_layer_num_kv_heads = kv_heads;

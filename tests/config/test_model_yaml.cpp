@@ -160,6 +160,26 @@ TEST_CASE("model YAML: the checkpoint's quantization and sparse attention", "[co
   CHECK(weights_bytes_per_gpu(yaml, 8) == weights_bytes_per_gpu(hf, 8));
   const KvFormat f = *kv_format_from_name(yaml, "auto");
   CHECK(kv_bytes_per_token(yaml, f) == kv_bytes_per_token(hf, f));
+  // Sparse attention over sliding-window layers is not a model kvsim prices.
+  const std::string mla_sparse = R"(name: tiny
+source: test
+layers: 2
+hidden_size: 64
+intermediate_size: 128
+vocab_size: 100
+max_context: 256
+attention:
+  kind: mla
+  q_heads: 4
+  kv_lora_rank: 32
+  qk_rope_head_dim: 16
+  index_topk: 64
+  index_heads: 2
+  index_head_dim: 16
+  sliding_window: 32
+)";
+  CHECK_THAT(error_of([&] { config::parse_model_yaml(mla_sparse, "s.yaml"); }),
+             Catch::Contains("expected no sliding-window layers with sparse attention"));
   // An indexer needs MLA, and its sizes.
   CHECK_THAT(error_of([] {
                config::parse_model_yaml(
