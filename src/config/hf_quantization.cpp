@@ -69,8 +69,7 @@ void read_int4(const JsonReader& q, model::Quantization& out) {
 void read_fp8(const JsonReader& q, model::Quantization& out) {
   // The fp8 format, by its short name or PyTorch's (MiniMax-M2: float8_e4m3fn); one byte either
   // way.
-  static const std::vector<std::string> kFormats = {"e4m3", "e5m2", "float8_e4m3fn",
-                                                    "float8_e5m2"};
+  static const std::vector<std::string> kFormats = {"e4m3", "e5m2", "float8_e4m3fn", "float8_e5m2"};
   if (auto fmt = q.optional_string("fmt");
       fmt && std::find(kFormats.begin(), kFormats.end(), to_lower(*fmt)) == kFormats.end()) {
     throw q.error("fmt", "expected one of " + join(kFormats, "|") + ", got '" + *fmt + "'");
