@@ -90,6 +90,10 @@ class CostModel {
   // sequences only through their number and summed context, and the totals give bit-identical
   // times. Default: false (the list only).
   virtual bool prices_decode_totals() const { return false; }
+  // The smallest context (cached tokens) each sequence given by StepBatch::decode_totals must
+  // have for those times to hold: a model whose queries read at most k keys (a sparse
+  // attention's top-k) prices totals exactly once every sequence reads k, past k − 1. 0: any.
+  virtual std::int64_t decode_totals_min_context() const { return 0; }
 };
 
 // vLLM V0's host work per scheduled sequence and step, on top of the GPU's fitted step overhead:

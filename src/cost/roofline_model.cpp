@@ -50,12 +50,14 @@ Aggregates aggregate(const StepBatch& batch, std::int64_t window) {
   // Bit-identical to listing the same sequences: every sum above adds integer-valued doubles
   // below 2^53, so each partial sum, and the total, is exact.
   if (const DecodeTotals& d = batch.decode_totals; d.num_sequences > 0) {
-    KVSIM_ASSERT(window == 0, "decode totals only without a sliding window");
     KVSIM_ASSERT(d.context_tokens + d.num_sequences < (std::int64_t{1} << 53),
                  "decode totals stay exact in double");
     g.decodes += static_cast<double>(d.num_sequences);
     g.decode_context_sum += static_cast<double>(d.context_tokens);
     g.dec_keys[0] += static_cast<double>(d.context_tokens + d.num_sequences);
+    // Totals come with a window only past it (decode_totals_min_context): each sequence reads
+    // `window` keys, as min(ctx + 1, window) gives when listed.
+    if (window > 0) g.dec_keys[1] += static_cast<double>(d.num_sequences * window);
   }
   g.sequences += g.decodes;
   g.tokens = g.prefill_tokens + g.decodes;
@@ -301,8 +303,13 @@ StepCost RooflineCostModel::breakdown(const StepBatch& batch) const {
 }
 
 bool RooflineCostModel::prices_decode_totals() const {
-  // A sliding window caps each sequence's keys separately: it needs every context.
-  return plan_->window == 0;
+  // A sliding window caps each sequence's keys separately: it needs every context. A sparse
+  // attention's top-k prices totals once every sequence is past it (decode_totals_min_context).
+  return plan_->window == 0 || plan_->sparse_window;
+}
+
+std::int64_t RooflineCostModel::decode_totals_min_context() const {
+  return plan_->sparse_window ? plan_->window - 1 : 0;
 }
 
 TimeNs RooflineCostModel::swap_time(Bytes bytes) const {

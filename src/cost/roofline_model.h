@@ -68,6 +68,7 @@ class RooflineCostModel final : public CostModel {
   TimeNs swap_time(Bytes bytes) const override;
   // True without a sliding window (decode totals are then exact; see aggregate()).
   bool prices_decode_totals() const override;
+  std::int64_t decode_totals_min_context() const override;
 
   const ResolvedDtypes& dtypes() const;
   // The step's CPU overhead (op "step_overhead"): step_overhead_s + seq_overhead_s × sequences

@@ -635,6 +635,7 @@ std::unique_ptr<Plan> build_plan(const model::ModelSpec& m, const model::Hardwar
   if (m.attention.kind == model::AttentionKind::kMla && m.attention.indexer.enabled()) {
     KVSIM_ASSERT(P.window == 0, "a sparse-attention model has no sliding window");
     P.window = m.attention.indexer.topk;
+    P.sparse_window = true;
   }
 
   const LayerCensus census = count_layers(m);

@@ -145,8 +145,9 @@ struct RooflineCostModel::Plan {
   std::array<Roof, kNumOpClasses> roof;
   std::vector<std::string> defaulted;
   std::vector<LayerGroup> groups;
-  std::int64_t window = 0;  // the sliding window or the sparse attention's top-k; 0 = neither
-  double allreduces = 0;    // all-reduces per step (one per sublayer; 0 without TP)
+  std::int64_t window = 0;     // the sliding window or the sparse attention's top-k; 0 = neither
+  bool sparse_window = false;  // `window` is a sparse attention's top-k (no sliding window)
+  double allreduces = 0;       // all-reduces per step (one per sublayer; 0 without TP)
   double allreduce_bytes_per_token = 0;
   // Data parallelism of an MoE model: per MoE layer, an all-gather of the other ranks' hidden
   // states and a reduce-scatter back, over `dispatch_link`.

@@ -44,6 +44,9 @@ bool Replica::begin_fast_forward(TimeNs now, TimeNs horizon, bool finishes) {
   if (n > effective_max_num_batched_tokens(so)) return false;
   // Without the allocator's promise, the run stops at the first grow past an in-place room.
   const bool grows = allocator_->sure_tail_grows() > 0;
+  // A cost model that prices totals only past a context (a sparse attention's top-k) gets them
+  // only when every request is past it; contexts only grow in a run.
+  const std::int64_t min_context = cost_model_->decode_totals_min_context();
   std::int64_t steps = std::numeric_limits<std::int64_t>::max();
   std::int64_t context = 0;
   // A grow is at most a block's slots ahead: the in-place room ends within the tail block.
@@ -55,6 +58,7 @@ bool Replica::begin_fast_forward(TimeNs now, TimeNs horizon, bool finishes) {
   for (const RequestPool::Slot slot : running_) {
     const Request& r = request(slot);
     if (r.state != RequestState::kDecode || r.kv_tokens != r.computed) return false;
+    if (r.computed < min_context) return false;
     // Step k (from 0) needs room for computed + k + 1 tokens and produces token generated + k + 1.
     if (!finishes) steps = std::min(steps, r.output_tokens - r.generated - 1);
     if (!grows) steps = std::min(steps, r.kv_in_place_end - r.computed);

@@ -17,6 +17,9 @@
 //                              in front of the decode replica's two
 //   BM_DecodeHeavyHybridState  the decode-heavy run on a gated DeltaNet hybrid (Qwen3-Next), its
 //                              per-sequence state pages in the KV pool
+//   BM_DecodeHeavySparseAttention  the decode-heavy run on DeepSeek-V3.2 (sparse attention) at
+//                              TP 8 after prompts past its top-k, fast-forwarded
+//                              (...StepByStep: every step one event)
 //
 // Each of the first two also as ...StepByStep: with SimOptions::fast_forward off (one event per
 // step), the same results. Skips with a message when ../shared/data is absent.
@@ -67,15 +70,16 @@ sim::SimOptions decode_heavy_options(bool fast_forward) {
   return options;
 }
 
-// 256 requests of 100 prompt and 2,000 output tokens, all at once, through `setup` per
+// 256 requests of `prompt` (100) prompt and 2,000 output tokens, all at once, through `setup` per
 // iteration; returns the last run's largest batch.
-std::int64_t run_decode_heavy(benchmark::State& state, const sim::SimSetup& setup) {
+std::int64_t run_decode_heavy(benchmark::State& state, const sim::SimSetup& setup,
+                              std::int64_t prompt = 100) {
   trace::WorkloadOptions w;
   w.source = trace::WorkloadOptions::Source::kSynthetic;
   w.synthetic.arrival = trace::ArrivalProcess::kConstant;
   w.synthetic.rate_rps = 1e6;  // all 256 at once
   w.synthetic.num_requests = 256;
-  w.synthetic.prompt.value = 100;
+  w.synthetic.prompt.value = static_cast<double>(prompt);
   w.synthetic.output.value = 2000;
   const trace::Workload workload(w);
   std::int64_t sequence_steps = 0, requests = 0, steps = 0, max_running = 0;
@@ -139,6 +143,30 @@ void BM_DecodeHeavyHybridState(benchmark::State& state) {
       static_cast<double>(run_decode_heavy(state, built.setup(options)));
 }
 BENCHMARK(BM_DecodeHeavyHybridState)->Unit(benchmark::kMillisecond);
+
+// The same 256 x 2,000-token decode on DeepSeek-V3.2 (the shipped fp8 checkpoint, TP 8 on
+// H200s, vLLM V1's 64-token blocks) after 2,050-token prompts: every context is past the
+// 2,048 top-k, so runs of decode steps fast-forward (decode_totals_min_context).
+void sparse_attention(benchmark::State& state, bool fast_forward) {
+  const model::ModelSpec model = config::load_model("deepseek-v3.2");
+  const model::HardwareSpec gpu = config::load_hardware("h200-sxm");
+  const sim::SimOptions options = decode_heavy_options(fast_forward);
+  sim::DeploymentInputs in = decode_heavy_inputs(model, gpu, 1);
+  in.tensor_parallel_size = 8;
+  in.budget.engine = model::MemoryEngine::kVllmV1;
+  in.block_size = model::vllm_hybrid_block_size(model, in.kv_format, 8, 16);
+  const sim::BuiltDeployment built = sim::build_deployment(in, options);
+  state.counters["max_running"] =
+      static_cast<double>(run_decode_heavy(state, built.setup(options), 2050));
+}
+void BM_DecodeHeavySparseAttention(benchmark::State& state) {
+  sparse_attention(state, true);
+}
+BENCHMARK(BM_DecodeHeavySparseAttention)->Unit(benchmark::kMillisecond);
+void BM_DecodeHeavySparseAttentionStepByStep(benchmark::State& state) {
+  sparse_attention(state, false);
+}
+BENCHMARK(BM_DecodeHeavySparseAttentionStepByStep)->Unit(benchmark::kMillisecond);
 
 // The same MoE run disaggregated: one prefill replica of two lockstep data-parallel ranks in front
 // of the decode replica's two (DeepSeek-V2-Lite, expert parallel, prefill and decode DP 2 x TP 1

@@ -252,8 +252,8 @@ TEST_CASE("Sparse MLA attends its top-k keys and its indexer scores every key", 
   const cost::RooflineCostModel dense(test::deepseek_v2_lite(), test::h100_sxm(), o);
   CHECK(by_name(prefill(dense, 1024)).at("attn_prefill").flops >
         pre.at("attn_prefill").flops + pre.at("attn_index").flops);
-  // Contexts matter per sequence: the decode-totals fast path is off.
-  CHECK_FALSE(model.prices_decode_totals());
+  // Contexts matter per sequence until every one is past the top-k (decode totals from 255).
+  CHECK(model.decode_totals_min_context() == 255);
   // The indexer's keys are fp8 whatever the cache's type: the same price over a bf16 cache, at
   // the fp8 cache's attention entry.
   model::HardwareSpec hw = test::h100_sxm();
@@ -652,6 +652,24 @@ TEST_CASE("Decode totals price a batch bit for bit as the sequences listed one b
   // A sliding window caps each sequence's keys on its own: totals are not enough.
   CHECK_FALSE(cost::RooflineCostModel(test::mistral_7b_window(), test::h100_sxm(), {})
                   .prices_decode_totals());
+  // A sparse attention's top-k (256) caps them too, but past it every sequence reads 256 keys:
+  // totals price contexts from 255 on, bit for bit.
+  const cost::RooflineCostModel sparse(test::deepseek_v2_lite_sparse(), test::h100_sxm(), {});
+  REQUIRE(sparse.prices_decode_totals());
+  CHECK(sparse.decode_totals_min_context() == 255);
+  CHECK(models[0].decode_totals_min_context() == 0);
+  for (int i = 0; i < 200; ++i) {
+    std::vector<std::int64_t> ctx(static_cast<std::size_t>(rng.uniform_int(1, 300)));
+    std::int64_t sum = 0;
+    for (auto& c : ctx) sum += c = rng.uniform_int(255, 100'000);
+    StepBatch listed;
+    listed.decode_context_tokens = ctx;
+    listed.num_sampling = static_cast<std::int64_t>(ctx.size());
+    StepBatch totals = listed;
+    totals.decode_context_tokens = {};
+    totals.decode_totals = {static_cast<std::int64_t>(ctx.size()), sum};
+    CHECK(sparse.step_time(totals) == sparse.step_time(listed));
+  }
 }
 
 TEST_CASE(

@@ -4,6 +4,7 @@
 
 #include "common/int_math.h"
 #include "config/catalog.h"
+#include "cost/cost_fixtures.h"
 #include "memory/allocator.h"
 #include "model/kv_math.h"
 #include "sim/deployment.h"
@@ -406,6 +407,66 @@ TEST_CASE("Fast forward changes nothing with the roofline model on shipped deplo
       check_same(fast, slow);
     }
   }
+}
+
+namespace {
+
+// Forwards to a cost model, counting the steps priced from decode totals (fast-forwarded).
+struct CountingCost : cost::CostModel {
+  explicit CountingCost(const cost::CostModel& m) : inner(m) {}
+  TimeNs step_time(const cost::StepBatch& b) const override {
+    if (b.decode_totals.num_sequences > 0) ++totals;
+    return inner.step_time(b);
+  }
+  cost::StepCost breakdown(const cost::StepBatch& b) const override { return inner.breakdown(b); }
+  TimeNs swap_time(Bytes bytes) const override { return inner.swap_time(bytes); }
+  bool prices_decode_totals() const override { return inner.prices_decode_totals(); }
+  std::int64_t decode_totals_min_context() const override {
+    return inner.decode_totals_min_context();
+  }
+  const cost::CostModel& inner;
+  mutable std::int64_t totals = 0;
+};
+
+}  // namespace
+
+TEST_CASE("Fast forward changes nothing for a sparse-attention model past its top-k",
+          "[sim][fast_forward]") {
+  // DeepSeek-V2-Lite with a 256-key sparse attention on an H200, vLLM V1: a run of decode steps
+  // is fast-forwarded only once every request's context is past 255, the roofline's
+  // decode_totals_min_context; below it each step lists its contexts.
+  const model::ModelSpec model = test::deepseek_v2_lite_sparse();
+  const model::HardwareSpec gpu = config::load_hardware("h200-sxm");
+  sim::DeploymentInputs in;
+  in.model = &model;
+  in.hardware = &gpu;
+  in.kv_format = *model::kv_format_from_name(model, "auto");
+  in.max_model_len = 4096;
+  sim::SimOptions options;
+  options.scheduler.kind = sim::SchedulerKind::kVllmV1;
+  options.scheduler.max_num_seqs = 64;
+  options.scheduler.max_num_batched_tokens = 512;
+  options.scheduler.cuda_graph_max_size = 128;
+  options.timeline_points = 100;
+  const sim::BuiltDeployment built = sim::build_deployment(in, options);
+  REQUIRE(built.setup(options).cost_model->decode_totals_min_context() == 255);
+  // Short prompts first (a run below the top-k stays stepped), then long ones.
+  std::vector<trace::RequestSpec> specs = random_workload(7, 200, 20.0, 2000, 300);
+  for (std::size_t i = 0; i < 40; ++i) specs[i].prompt_tokens = 1 + specs[i].prompt_tokens % 100;
+  SimRun fast, slow;
+  std::int64_t fast_totals = 0;
+  for (SimRun* run : {&fast, &slow}) {
+    options.fast_forward = run == &fast;
+    sim::SimSetup setup = built.setup(options);
+    const CountingCost counting(*setup.cost_model);
+    setup.cost_model = &counting;
+    VectorReader reader(specs);
+    RecordingObserver observer(*run);
+    run->result = sim::simulate(setup, reader, &observer);
+    if (run == &fast) fast_totals = counting.totals;
+  }
+  CHECK(fast_totals > 0);
+  check_same(fast, slow);
 }
 
 TEST_CASE("Fast forward: progress reports come at the same instants", "[sim][fast_forward]") {
