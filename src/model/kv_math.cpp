@@ -132,13 +132,17 @@ std::string tensor_parallel_problem(const ModelSpec& model, std::int64_t tp) {
 
 Bytes mla_latent_row_bytes(const AttentionSpec& a, const KvFormat& format) {
   KVSIM_ASSERT(a.kind == AttentionKind::kMla, "mla_latent_row_bytes: not an MLA model");
-  if (a.indexer.enabled() && format.dtype == Dtype::kFp8) {
+  if (uses_fp8_ds_mla(a, format)) {
     // vLLM's fp8_ds_mla: the latent in fp8 with one fp32 scale per 128 elements, the rope part
     // kept in 16 bits (512 + 16 + 128 = 656 bytes for DeepSeek-V3.2).
     return u64(a.mla.kv_lora_rank) + 4 * u64(ceil_div(a.mla.kv_lora_rank, kSparseMlaScaleGroup)) +
            2 * u64(a.mla.qk_rope_head_dim);
   }
   return row_bytes(1, a.mla.kv_lora_rank + a.mla.qk_rope_head_dim, format);
+}
+
+bool uses_fp8_ds_mla(const AttentionSpec& a, const KvFormat& format) {
+  return a.kind == AttentionKind::kMla && a.indexer.enabled() && format.dtype == Dtype::kFp8;
 }
 
 Bytes indexer_key_row_bytes(const SparseIndexerSpec& indexer) {

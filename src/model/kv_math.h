@@ -88,6 +88,8 @@ inline constexpr std::int64_t kSparseMlaScaleGroup = 128;
 // Bytes of one MLA latent row (kv_lora_rank + qk_rope_head_dim) as stored: in `format`, or in
 // vLLM's fp8_ds_mla layout when a sparse-attention model's cache is fp8.
 Bytes mla_latent_row_bytes(const AttentionSpec& attention, const KvFormat& format);
+// Whether that row is vLLM's fp8_ds_mla layout (a sparse-attention MLA model's fp8 cache).
+bool uses_fp8_ds_mla(const AttentionSpec& attention, const KvFormat& format);
 // Bytes of one token's key in a sparse-attention layer's indexer cache: head_dim fp8 values and
 // an fp32 scale per 128 of them (132 for DeepSeek-V3.2), whatever the KV cache's dtype.
 Bytes indexer_key_row_bytes(const SparseIndexerSpec& indexer);

@@ -30,10 +30,10 @@ std::string group_formula(const model::ModelSpec& m, const model::KvGroup& g,
   if (a.kind == model::AttentionKind::kMla && a.indexer.enabled()) {
     // Sparse attention: the latent row as vLLM stores it, then the indexer's key.
     const auto latent = static_cast<std::int64_t>(model::mla_latent_row_bytes(a, f));
-    const bool ds_mla = f.dtype == model::Dtype::kFp8;  // mla_latent_row_bytes's layout
     return plural(g.num_layers, "layer") + " × ((" + n(a.mla.kv_lora_rank) + " latent + " +
            n(a.mla.qk_rope_head_dim) + " rope) = " + n(latent) + " B" +
-           (ds_mla ? " (fp8_ds_mla)" : " (" + element_bytes(f) + ")") + " + indexer key " +
+           (model::uses_fp8_ds_mla(a, f) ? " (fp8_ds_mla)" : " (" + element_bytes(f) + ")") +
+           " + indexer key " +
            n(static_cast<std::int64_t>(model::indexer_key_row_bytes(a.indexer))) + " B)";
   }
   if (a.kind == model::AttentionKind::kMla) {

@@ -372,6 +372,33 @@ TEST_CASE("Fast forward changes nothing: random runs, fast-forwarded and step by
   CHECK(fast_steps * 5 > all_steps);
 }
 
+namespace {
+
+// A roofline deployment of `model` on one `gpu`: its own KV dtype, 4,096-token sequences.
+sim::DeploymentInputs roofline_inputs(const model::ModelSpec& model,
+                                      const model::HardwareSpec& gpu) {
+  sim::DeploymentInputs in;
+  in.model = &model;
+  in.hardware = &gpu;
+  in.kv_format = *model::kv_format_from_name(model, "auto");
+  in.max_model_len = 4096;
+  return in;
+}
+
+// Scheduler `sched` with 64 sequences, 512 batched tokens (4,096 for vLLM V0, which does not
+// chunk), V1's CUDA graphs up to 128, and 100 timeline points.
+sim::SimOptions roofline_options(sim::SchedulerKind sched) {
+  sim::SimOptions options;
+  options.scheduler.kind = sched;
+  options.scheduler.max_num_seqs = 64;
+  options.scheduler.max_num_batched_tokens = sched == sim::SchedulerKind::kVllm ? 4096 : 512;
+  if (sched == sim::SchedulerKind::kVllmV1) options.scheduler.cuda_graph_max_size = 128;
+  options.timeline_points = 100;
+  return options;
+}
+
+}  // namespace
+
 TEST_CASE("Fast forward changes nothing with the roofline model on shipped deployments",
           "[sim][fast_forward]") {
   // Llama-3-8B on an A100-80GB and an H200 (their measured tables included), vLLM V1 with its
@@ -381,18 +408,9 @@ TEST_CASE("Fast forward changes nothing with the roofline model on shipped deplo
     const model::HardwareSpec gpu = config::load_hardware(gpu_name);
     for (auto sched : {sim::SchedulerKind::kVllmV1, sim::SchedulerKind::kVllm,
                        sim::SchedulerKind::kChunkedPrefill}) {
-      sim::DeploymentInputs in;
-      in.model = &model;
-      in.hardware = &gpu;
-      in.kv_format = *model::kv_format_from_name(model, "auto");
-      in.max_model_len = 4096;
-      sim::SimOptions options;
-      options.scheduler.kind = sched;
-      options.scheduler.max_num_seqs = 64;
-      options.scheduler.max_num_batched_tokens = sched == sim::SchedulerKind::kVllm ? 4096 : 512;
-      if (sched == sim::SchedulerKind::kVllmV1) options.scheduler.cuda_graph_max_size = 128;
-      options.timeline_points = 100;
-      const sim::BuiltDeployment built = sim::build_deployment(in, options);
+      sim::SimOptions options = roofline_options(sched);
+      const sim::BuiltDeployment built =
+          sim::build_deployment(roofline_inputs(model, gpu), options);
       CHECK(built.setup(options).cost_model->prices_decode_totals());
       std::vector<trace::RequestSpec> specs = random_workload(7, 300, 20.0, 2000, 400);
       SimRun fast, slow;
@@ -437,18 +455,8 @@ TEST_CASE("Fast forward changes nothing for a sparse-attention model past its to
   // decode_totals_min_context; below it each step lists its contexts.
   const model::ModelSpec model = test::deepseek_v2_lite_sparse();
   const model::HardwareSpec gpu = config::load_hardware("h200-sxm");
-  sim::DeploymentInputs in;
-  in.model = &model;
-  in.hardware = &gpu;
-  in.kv_format = *model::kv_format_from_name(model, "auto");
-  in.max_model_len = 4096;
-  sim::SimOptions options;
-  options.scheduler.kind = sim::SchedulerKind::kVllmV1;
-  options.scheduler.max_num_seqs = 64;
-  options.scheduler.max_num_batched_tokens = 512;
-  options.scheduler.cuda_graph_max_size = 128;
-  options.timeline_points = 100;
-  const sim::BuiltDeployment built = sim::build_deployment(in, options);
+  sim::SimOptions options = roofline_options(sim::SchedulerKind::kVllmV1);
+  const sim::BuiltDeployment built = sim::build_deployment(roofline_inputs(model, gpu), options);
   REQUIRE(built.setup(options).cost_model->decode_totals_min_context() == 255);
   // Short prompts first (a run below the top-k stays stepped), then long ones.
   std::vector<trace::RequestSpec> specs = random_workload(7, 200, 20.0, 2000, 300);
