@@ -31,6 +31,11 @@ LoadedRun load_run(const std::string& path, const FromRunFlags& f, const FromRun
   LoadedRun r;
   r.path = path;
   r.run = read_replay_run(path, f.replay);
+  if (r.run.summary) {
+    throw Error(ErrorLocation{path, 0, 0, ""},
+                "a summary of a run (an inference-perf stage report) has no per-request timings "
+                "to fit; give the run's per_request_lifecycle_metrics.json");
+  }
   r.trace = std::make_unique<TempTrace>(r.run);
   SimCommandFlags sim;
   sim.config = f.config;

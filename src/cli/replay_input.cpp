@@ -15,9 +15,9 @@
 namespace kvsim::cli {
 
 void add_replay_flags(CLI::App* command, ReplayFlags& flags) {
-  command->add_option(
-      "--run-format", flags.run_format,
-      "vllm-benchmark|requests-jsonl|distserve|aiperf (default: from the file name)");
+  command->add_option("--run-format", flags.run_format,
+                      "vllm-benchmark|requests-jsonl|distserve|aiperf|inference-perf (default: "
+                      "from the file name)");
   command->add_option("--arrivals", flags.arrivals_path,
                       "vLLM benchmark JSON: the requests' arrival times (one per line, s); "
                       "default: regenerated from the recorded rate and --run-seed");
@@ -30,8 +30,21 @@ void add_replay_flags(CLI::App* command, ReplayFlags& flags) {
               throw flag_error("--run-seed", "expected an integer in [0, 4294967295], got " + s);
             }
           },
-          "The benchmark client's --seed, for regenerated arrivals")
+          "The benchmark client's --seed, for regenerated arrivals (an inference-perf stage "
+          "summary: the seed of its regenerated arrivals and lengths)")
       ->default_str("0");
+  command->add_option_function<std::string>(
+      "--run-stage",
+      [&flags](const std::string& s) {
+        flags.run_stage = int_flag("--run-stage", s, "a stage number");
+        if (*flags.run_stage < 0) {
+          throw flag_error("--run-stage", "expected a stage number >= 0, got " + s);
+        }
+      },
+      "inference-perf per-request report: replay only this load stage's requests (stage_id)");
+  command->add_option("--run-arrival", flags.run_arrival,
+                      "inference-perf stage summary: how the client spaced its requests, "
+                      "constant|poisson (its load.type; default constant, as inference-perf)");
 }
 
 trace::RealRun read_replay_run(const std::string& path, const ReplayFlags& f) {
@@ -41,6 +54,12 @@ trace::RealRun read_replay_run(const std::string& path, const ReplayFlags& f) {
     throw flag_error("--run-format", "expected one of " + join(trace::run_format_names(), "|") +
                                          (f.run_format.empty() ? " (not known from the file name)"
                                                                : ", got '" + f.run_format + "'"));
+  }
+  if (f.run_stage && *format != trace::RunFormat::kInferencePerf) {
+    throw flag_error("--run-stage", "only an inference-perf per-request report has load stages");
+  }
+  if (!f.run_arrival.empty() && *format != trace::RunFormat::kInferencePerf) {
+    throw flag_error("--run-arrival", "only an inference-perf stage summary regenerates arrivals");
   }
   trace::RealRun run;
   switch (*format) {
@@ -57,6 +76,23 @@ trace::RealRun read_replay_run(const std::string& path, const ReplayFlags& f) {
     case trace::RunFormat::kAiperf:
       run = trace::read_aiperf_jsonl(path);
       break;
+    case trace::RunFormat::kInferencePerf: {
+      trace::InferencePerfOptions options;
+      options.stage = f.run_stage;
+      options.seed = static_cast<std::uint32_t>(f.run_seed);
+      if (!f.run_arrival.empty() && f.run_arrival != "constant" && f.run_arrival != "poisson") {
+        throw flag_error("--run-arrival", "expected constant|poisson, got '" + f.run_arrival + "'");
+      }
+      options.poisson = f.run_arrival == "poisson";
+      run = trace::read_inference_perf_json(path, options);
+      if (!f.run_arrival.empty() && (!run.summary || run.concurrency > 0)) {
+        throw flag_error("--run-arrival",
+                         "only a rate-driven inference-perf stage summary regenerates arrivals; "
+                         "this run " +
+                             std::string(run.summary ? "was a closed loop" : "records them"));
+      }
+      break;
+    }
   }
   if (run.requests.empty()) throw Error(ErrorLocation{path, 0, 0, ""}, "no requests");
   if (!f.arrivals_path.empty() && *format != trace::RunFormat::kVllmBenchmark) {
@@ -65,7 +101,7 @@ trace::RealRun read_replay_run(const std::string& path, const ReplayFlags& f) {
   return run;
 }
 
-TempTrace::TempTrace(const trace::RealRun& run) {
+TempTrace::TempTrace(const trace::RealRun& run) : concurrency_(run.concurrency) {
   // Several runs may be replayed by one process (calibrate --from-run A --from-run B).
   static std::atomic<int> counter{0};
   path_ = (std::filesystem::temp_directory_path() / ("kvsim-replay-" + std::to_string(::getpid()) +
@@ -107,6 +143,7 @@ trace::WorkloadOptions TempTrace::workload() const {
   workload.trace.path = path_;
   workload.trace.format = trace::TraceFormat::kNative;
   workload.trace.prefix_block_tokens = kReplayHashTokens;
+  workload.max_concurrency = concurrency_;
   return workload;
 }
 

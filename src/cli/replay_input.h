@@ -4,6 +4,7 @@
 // temporary native trace the simulator streams.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -13,18 +14,20 @@
 
 namespace kvsim::cli {
 
-// --run-format, --arrivals, --run-seed.
+// --run-format, --arrivals, --run-seed, --run-stage, --run-arrival.
 struct ReplayFlags {
-  std::string run_format;     // --run-format; empty = from the file name
-  std::string arrivals_path;  // --arrivals FILE (vLLM benchmark JSON)
-  std::int64_t run_seed = 0;  // --run-seed: the benchmark client's --seed
+  std::string run_format;                 // --run-format; empty = from the file name
+  std::string arrivals_path;              // --arrivals FILE (vLLM benchmark JSON)
+  std::int64_t run_seed = 0;              // --run-seed: the benchmark client's --seed
+  std::optional<std::int64_t> run_stage;  // --run-stage K (inference-perf per-request report)
+  std::string run_arrival;                // --run-arrival constant|poisson (inference-perf stage)
 };
 
 void add_replay_flags(CLI::App* command, ReplayFlags& flags);
 
 // Reads the run at `path` in its format (--run-format, else from the file name). Throws
 // kvsim::Error at the flag or in the file: an unknown format, no requests, --arrivals for a run
-// that records its arrivals.
+// that records its arrivals, --run-stage or --run-arrival for a run they do not apply to.
 trace::RealRun read_replay_run(const std::string& path, const ReplayFlags& flags);
 
 // Prefix-hash granularity of the replayed prompts: vLLM's default block size.
@@ -41,11 +44,12 @@ class TempTrace {
   TempTrace(const TempTrace&) = delete;
   TempTrace& operator=(const TempTrace&) = delete;
   const std::string& path() const { return path_; }
-  // The workload that streams this trace.
+  // The workload that streams this trace (in a closed loop when the run was one).
   trace::WorkloadOptions workload() const;
 
  private:
   std::string path_;
+  std::int64_t concurrency_ = 0;
 };
 
 }  // namespace kvsim::cli

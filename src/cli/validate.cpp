@@ -1,7 +1,8 @@
 // kvsim validate: replays a real engine's benchmark run (its arrivals and lengths) through one
 // deployment and prints real vs simulated TTFT, TPOT, ITL, E2E (mean, p50, p90, p99) and
 // throughput with signed errors, (simulated − real) / real. JSON schema kvsim.validate/v1:
-//   inputs {run, run_format, arrivals, requests, failed_requests, request_rate, serving, ...},
+//   inputs {run, run_format, arrivals, requests, failed_requests, request_rate, real_metrics
+//           ("per request" or "summary"), concurrency (closed loop) | null, serving, ...},
 //   metrics {ttft_s|tpot_s|itl_s|e2e_s: {real{count, mean, p50, p90, p99} | null,
 //            simulated{...}, error{mean, p50, p90, p99} (fractions) | null}},
 //   throughput {real{requests_per_s, output_tokens_per_s}, simulated{...}, error{...}}.
@@ -112,10 +113,21 @@ trace::RealRun read_run(const ValidateFlags& f) {
   if (f.run_path.empty()) {
     throw flag_error("--run", "missing required flag; expected a benchmark result file");
   }
-  if (any_workload_flag(f.sim.workload)) {
+  if (any_workload_flag(f.sim.workload, "--max-concurrency")) {
     throw flag_error("--trace", "the workload is the real run's (--run); drop the workload flags");
   }
-  return read_replay_run(f.run_path, f.replay);
+  trace::RealRun run = read_replay_run(f.run_path, f.replay);
+  // The client's cap on outstanding requests where the run does not record it (inference-perf:
+  // num_workers × worker_max_concurrency).
+  if (workload_flag_given(f.sim.workload, "--max-concurrency")) {
+    if (f.sim.workload.max_concurrency < 1) {
+      throw flag_error("--max-concurrency", "expected the client's cap, a positive integer");
+    }
+    run.concurrency = f.sim.workload.max_concurrency;
+    run.arrivals +=
+        ", at most " + std::to_string(run.concurrency) + " outstanding (--max-concurrency)";
+  }
+  return run;
 }
 
 // Real against simulated: the latency rows and the throughputs.
@@ -125,9 +137,28 @@ struct Comparison {
   double real_rps = 0, real_tps = 0, sim_rps = 0, sim_tps = 0;
 };
 
+std::optional<Stats> stats_of(const std::optional<trace::RealStats>& s) {
+  if (!s) return std::nullopt;
+  return Stats{s->count, s->mean, s->p50, s->p90, s->p99};
+}
+
 Comparison compare(const trace::RealRun& run, const RunOutput& out) {
   const sim::Metrics& m = out.result.metrics;
   Comparison c;
+  const double sim_duration = std::max(1e-9, ns_to_seconds(out.result.duration_ns));
+  c.sim_rps = static_cast<double>(m.completed) / sim_duration;
+  c.sim_tps = static_cast<double>(m.output_tokens) / sim_duration;
+  if (run.summary) {  // the client's own statistics (an inference-perf stage summary)
+    const trace::RealSummary& s = *run.summary;
+    c.rows = {{"ttft_s", "TTFT", stats_of(s.ttft), stats_of(m.ttft)},
+              {"tpot_s", "TPOT", stats_of(s.tpot), stats_of(m.tpot)},
+              {"itl_s", "ITL", stats_of(s.itl), stats_of(m.itl)},
+              {"e2e_s", "E2E", stats_of(s.e2e), stats_of(m.e2e)}};
+    c.failed = static_cast<std::int64_t>(run.requests.size()) - s.completed;
+    c.real_rps = s.requests_per_s;
+    c.real_tps = s.output_tokens_per_s;
+    return c;
+  }
   std::vector<double> ttft, tpot, e2e, itl;
   std::int64_t output_tokens = 0, completed = 0;
   for (const trace::RealRequest& r : run.requests) {
@@ -147,11 +178,8 @@ Comparison compare(const trace::RealRun& run, const RunOutput& out) {
             {"itl_s", "ITL", stats_of(itl), stats_of(m.itl)},
             {"e2e_s", "E2E", stats_of(e2e), stats_of(m.e2e)}};
   const double real_duration = run.duration_s > 0 ? run.duration_s : 1;
-  const double sim_duration = std::max(1e-9, ns_to_seconds(out.result.duration_ns));
   c.real_rps = static_cast<double>(completed) / real_duration;
   c.real_tps = static_cast<double>(output_tokens) / real_duration;
-  c.sim_rps = static_cast<double>(m.completed) / sim_duration;
-  c.sim_tps = static_cast<double>(m.output_tokens) / sim_duration;
   return c;
 }
 
@@ -165,6 +193,9 @@ std::string validate_json(const std::string& run_path, const trace::RealRun& run
   inputs["arrivals"] = run.arrivals;
   inputs["requests"] = static_cast<std::int64_t>(run.requests.size());
   inputs["failed_requests"] = c.failed;
+  inputs["real_metrics"] = run.summary ? "summary" : "per request";
+  inputs["concurrency"] =
+      run.concurrency > 0 ? report::Json(run.concurrency) : report::Json(nullptr);
   inputs["request_rate"] = run.request_rate && std::isfinite(*run.request_rate)
                                ? report::Json(*run.request_rate)
                                : report::Json(nullptr);
@@ -280,7 +311,8 @@ void register_validate(CLI::App& app) {
   add_sim_command_flags(command, flags->sim, SettingForm::kSingle);
   command->add_option("--run", flags->run_path,
                       "The real run: vLLM benchmark_serving --save-result JSON, requests.jsonl, "
-                      "a DistServe .exp file or an aiperf profile_export.jsonl");
+                      "a DistServe .exp file, an aiperf profile_export.jsonl or an "
+                      "inference-perf lifecycle report (per-request, or one stage's summary)");
   add_replay_flags(command, flags->replay);
   command->callback([flags] { run_validate(*flags); });
 }

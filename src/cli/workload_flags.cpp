@@ -159,22 +159,23 @@ void add_workload_flags(CLI::App* command, WorkloadFlags& f, WorkloadFlagScope s
   }
 }
 
-bool any_workload_flag(const WorkloadFlags& flags) {
+bool any_workload_flag(const WorkloadFlags& flags, std::string_view except) {
   for (const auto* o : flags.all_options) {
-    if (given(o)) return true;
+    if (given(o) && (except.empty() || !o->check_lname(std::string(except.substr(2))))) {
+      return true;
+    }
   }
   return false;
 }
 
-namespace {
-
-// Whether the user gave the workload flag `name` ("--rate").
 bool workload_flag_given(const WorkloadFlags& f, const char* name) {
   for (const auto* o : f.all_options) {
     if (o->check_lname(std::string(name).substr(2))) return given(o);
   }
   return false;
 }
+
+namespace {
 
 // The reading flags (--trace-format, --skip-bad-rows, --prefix-block-tokens) apply to every
 // trace file involved.

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -46,8 +47,10 @@ struct WorkloadFlags {
 // Adds the flags to `command`, bound to `flags` (which must outlive parsing).
 void add_workload_flags(CLI::App* command, WorkloadFlags& flags, WorkloadFlagScope scope);
 
-// True when the user gave any workload flag.
-bool any_workload_flag(const WorkloadFlags& flags);
+// True when the user gave any workload flag (other than `except`, e.g. "--max-concurrency").
+bool any_workload_flag(const WorkloadFlags& flags, std::string_view except = "");
+// Whether the user gave the workload flag `name` ("--rate").
+bool workload_flag_given(const WorkloadFlags& flags, const char* name);
 
 // Options from the flags given, on top of `base` (e.g. a scenario's workload: flags given on
 // the command line override it; --trace switches the source to the trace, a generator flag to

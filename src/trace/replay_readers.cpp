@@ -148,20 +148,22 @@ std::string_view run_format_name(RunFormat format) {
       return "distserve";
     case RunFormat::kAiperf:
       return "aiperf";
+    case RunFormat::kInferencePerf:
+      return "inference-perf";
   }
   return "?";
 }
 
 std::optional<RunFormat> parse_run_format(std::string_view name) {
   for (RunFormat f : {RunFormat::kVllmBenchmark, RunFormat::kRequestsJsonl, RunFormat::kDistServe,
-                      RunFormat::kAiperf}) {
+                      RunFormat::kAiperf, RunFormat::kInferencePerf}) {
     if (run_format_name(f) == name) return f;
   }
   return std::nullopt;
 }
 
 std::vector<std::string> run_format_names() {
-  return {"vllm-benchmark", "requests-jsonl", "distserve", "aiperf"};
+  return {"vllm-benchmark", "requests-jsonl", "distserve", "aiperf", "inference-perf"};
 }
 
 std::optional<RunFormat> detect_run_format(const std::string& path) {
@@ -172,6 +174,7 @@ std::optional<RunFormat> detect_run_format(const std::string& path) {
   if (ends(".exp")) return RunFormat::kDistServe;
   if (ends("profile_export.jsonl")) return RunFormat::kAiperf;
   if (ends(".jsonl")) return RunFormat::kRequestsJsonl;
+  if (ends("lifecycle_metrics.json")) return RunFormat::kInferencePerf;
   if (ends(".json")) return RunFormat::kVllmBenchmark;
   return std::nullopt;
 }
@@ -242,6 +245,11 @@ double read_vllm_settings(const json& doc, RealRun& run) {
   if (doc.contains("duration") && doc["duration"].is_number()) {
     run.duration_s = doc["duration"].get<double>();
   }
+  // --max-concurrency N: the client sent each request when one of N slots was free.
+  if (doc.contains("max_concurrency") && doc["max_concurrency"].is_number_integer() &&
+      doc["max_concurrency"].get<std::int64_t>() > 0) {
+    run.concurrency = doc["max_concurrency"].get<std::int64_t>();
+  }
   return burstiness;
 }
 
@@ -265,6 +273,10 @@ std::vector<double> vllm_arrivals(const std::string& path, const VllmBenchmarkOp
   }
   run.arrivals = "regenerated: numpy RandomState(" + std::to_string(options.seed) +
                  ") exponential gaps at the recorded request_rate";
+  if (run.concurrency > 0) {
+    run.arrivals += ", at most " + std::to_string(run.concurrency) +
+                    " outstanding (the recorded max_concurrency)";
+  }
   return vllm_client_arrivals(static_cast<std::int64_t>(n), *run.request_rate, burstiness,
                               options.seed);
 }

@@ -1,9 +1,10 @@
 #pragma once
 // A real engine's benchmark run, read for `kvsim validate`: per request its arrival, lengths and
-// the latencies the client measured. Four readers:
+// the latencies the client measured. Five readers:
 //
 //   vLLM benchmark_serving --save-result JSON: input_lens[], output_lens[], ttfts[] (s), itls[][]
-//     (every inter-token gap, s), errors[], request_rate, burstiness, duration, completed. The
+//     (every inter-token gap, s), errors[], request_rate, burstiness, duration, completed,
+//     max_concurrency (the client's cap on outstanding requests, a closed loop when set). The
 //     file has no arrival times: they come from an arrivals file (one arrival_s per line, or the
 //     native trace CSV's first column) or are regenerated the way the client drew them —
 //     numpy's legacy RandomState(seed) gamma(burstiness, 1 / (rate × burstiness)) gaps between
@@ -21,6 +22,10 @@
 //     {"metadata": {request_start_ns, benchmark_phase, was_cancelled, ...}, "metrics":
 //     {input_sequence_length, output_sequence_length, time_to_first_token, request_latency,
 //     inter_chunk_latency: each {"value", "unit"}}, "error"} (see read_aiperf_jsonl).
+//   inference-perf (kubernetes-sigs/inference-perf, llm-d's and BLIS's benchmark) lifecycle
+//     reports: per_request_lifecycle_metrics.json (every request's send and end times and its
+//     token times), or a stage_N_lifecycle_metrics.json summary of one load stage, replayed from
+//     its rate and length percentiles (see read_inference_perf_json).
 //
 // Bad input throws kvsim::Error with file, line, column and field.
 
@@ -32,15 +37,15 @@
 
 namespace kvsim::trace {
 
-enum class RunFormat { kVllmBenchmark, kRequestsJsonl, kDistServe, kAiperf };
+enum class RunFormat { kVllmBenchmark, kRequestsJsonl, kDistServe, kAiperf, kInferencePerf };
 
-// "vllm-benchmark", "requests-jsonl", "distserve", "aiperf"; parse returns nullopt for other
-// names.
+// "vllm-benchmark", "requests-jsonl", "distserve", "aiperf", "inference-perf"; parse returns
+// nullopt for other names.
 std::string_view run_format_name(RunFormat format);
 std::optional<RunFormat> parse_run_format(std::string_view name);
 std::vector<std::string> run_format_names();
 // From the file name: *.exp → distserve, *profile_export.jsonl → aiperf, *.jsonl →
-// requests-jsonl, *.json → vllm-benchmark.
+// requests-jsonl, *lifecycle_metrics.json → inference-perf, *.json → vllm-benchmark.
 std::optional<RunFormat> detect_run_format(const std::string& path);
 
 // One measured request. Latencies are seconds; a negative value means "not recorded".
@@ -56,14 +61,33 @@ struct RealRequest {
   std::vector<double> itl_s;  // every inter-token gap, when recorded
 };
 
+// Latency statistics of a run that reports only a summary (seconds).
+struct RealStats {
+  std::int64_t count = 0;
+  double mean = 0, p50 = 0, p90 = 0, p99 = 0;
+};
+
+// A run known only by its summary (an inference-perf stage report): the client's statistics.
+struct RealSummary {
+  std::optional<RealStats> ttft, tpot, itl, e2e;  // absent: not reported (a non-streamed run)
+  std::int64_t completed = 0;                     // successful requests
+  double requests_per_s = 0, output_tokens_per_s = 0;
+};
+
 struct RealRun {
   RunFormat format = RunFormat::kVllmBenchmark;
-  std::vector<RealRequest> requests;  // in arrival order
+  // In arrival order. For a summary-only run (`summary` set) the arrivals and lengths are
+  // regenerated (see `arrivals`) and no request carries a latency.
+  std::vector<RealRequest> requests;
   // How the arrivals were obtained: "recorded", "file <path>", or "regenerated: ..." (with the
   // rate and seed).
   std::string arrivals;
   std::optional<double> request_rate;  // req/s the client aimed at (vLLM JSON, .exp file name)
   double duration_s = 0;               // the client's benchmark duration, or the span of records
+  std::optional<RealSummary> summary;  // the real metrics, when the run gives no per-request ones
+  // Closed loop: the client kept this many requests outstanding (all arrive at 0 and each is
+  // sent when one ends); 0 = the arrivals are the send times.
+  std::int64_t concurrency = 0;
 };
 
 struct VllmBenchmarkOptions {
@@ -90,6 +114,34 @@ RealRun read_distserve_exp(const std::string& path);
 // error_isl, else 1 prompt token, and its output length, else 1) but is left out of the real
 // metrics; a record of another benchmark_phase than "profiling" (a warm-up) is skipped.
 RealRun read_aiperf_jsonl(const std::string& path);
+
+// inference-perf's lifecycle reports, told apart by their content:
+//   - per_request_lifecycle_metrics.json, a list of records {stage_id, start_time, end_time,
+//     info, error}: the arrivals are the send times (start_time), recorded. Token counts are the
+//     server's (info.response_metrics.server_usage prompt_tokens / completion_tokens) where it
+//     sent them, else the client's (info.input_tokens or info.request_metrics.text.input_tokens;
+//     info.output_tokens or info.response_metrics.output_tokens). With the token times
+//     (output_token_times, at the top of info in older reports, in response_metrics in newer
+//     ones): TTFT = first − start_time, TPOT = (last − first) / (output − 1) as inference-perf
+//     computes them, and the gaps as ITLs when there is one time per token; E2E = end_time −
+//     start_time. A record with an error arrives but is left out of the real metrics. The
+//     prompt and response texts are skipped while parsing (the file can be hundreds of MB).
+//   - stage_N_lifecycle_metrics.json, one stage's summary {load_summary, successes, failures}:
+//     the real metrics are its statistics (mean, median, p90, p99 of time_to_first_token,
+//     time_per_output_token, inter_token_latency, request_latency; its throughput). The
+//     workload is regenerated: load_summary.count requests at load_summary.requested_rate,
+//     spaced evenly (inference-perf's default constant load) or as a Poisson process, or, for a
+//     concurrent-load stage (load_summary.concurrency), that many clients in a closed loop; each
+//     prompt and output length drawn from the stage's prompt_len / output_len percentiles
+//     (linear between them), with `seed`. A summary over several stages
+//     (summary_lifecycle_metrics.json) has no rate and is refused.
+struct InferencePerfOptions {
+  std::optional<std::int64_t> stage;  // per-request report: keep only this stage's requests
+  std::uint32_t seed = 0;             // stage summary: the regenerated workload's seed
+  bool poisson = false;               // stage summary: Poisson arrivals instead of constant
+};
+
+RealRun read_inference_perf_json(const std::string& path, const InferencePerfOptions& options);
 
 // Arrival times (s, first request at 0) of `n` requests as vLLM's benchmark client draws them:
 // the gap after each request is numpy legacy gamma(shape = burstiness, scale = 1 / (rate ×

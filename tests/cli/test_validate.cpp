@@ -120,3 +120,69 @@ TEST_CASE("kvsim validate --warm-prefix-cache: the replayed prompts start cached
   CHECK(v0.err.find("--warm-prefix-cache: a warm prefix cache needs prefix caching") !=
         std::string::npos);
 }
+
+TEST_CASE("kvsim validate on an inference-perf stage summary compares the client's statistics",
+          "[cli][validate]") {
+  const std::string dir = temp_dir();
+  const std::string stage = write_temp_file(dir, "stage_0_lifecycle_metrics.json", R"({
+    "load_summary": {"count": 12, "send_duration": 5.5, "requested_rate": 2.0},
+    "successes": {"count": 12,
+      "latency": {
+        "request_latency": {"mean": 0.5, "median": 0.48, "p90": 0.6, "p99": 0.7},
+        "time_to_first_token": {"mean": 0.03, "median": 0.029, "p90": 0.04, "p99": 0.05},
+        "time_per_output_token": {"mean": 0.007, "median": 0.0069, "p90": 0.008, "p99": 0.009}},
+      "throughput": {"output_tokens_per_sec": 120.0, "requests_per_sec": 2.0},
+      "prompt_len": {"min": 100.0, "median": 120.0, "max": 140.0},
+      "output_len": {"min": 50.0, "median": 60.0, "max": 70.0}},
+    "failures": {"count": 0}})");
+  const std::vector<std::string> base = {
+      "validate", "--run", stage, "--model", "llama-3-8b", "--gpu", "h100-sxm", "--format", "json"};
+  const auto r = run_kvsim(base);
+  REQUIRE(r.exit_code == 0);
+  const Json doc = Json::parse(r.out);
+  CHECK(doc["inputs"]["run_format"] == "inference-perf");
+  CHECK(doc["inputs"]["real_metrics"] == "summary");
+  CHECK(doc["inputs"]["requests"] == 12);
+  CHECK(doc["inputs"]["request_rate"] == 2.0);
+  CHECK(doc["inputs"]["concurrency"].is_null());
+  CHECK(doc["inputs"]["arrivals"].get<std::string>().find("regenerated: 12 requests, constant") ==
+        0);
+  const Json& e2e = doc["metrics"]["e2e_s"];
+  CHECK(e2e["real"]["count"] == 12);
+  CHECK(e2e["real"]["p50"] == 0.48);
+  CHECK(e2e["simulated"]["count"] == 12);
+  CHECK(doc["metrics"]["itl_s"]["real"].is_null());  // not in this summary
+  CHECK(doc["throughput"]["real"]["requests_per_s"] == 2.0);
+  CHECK(doc["simulated_requests"]["completed"] == 12);
+
+  // The client's cap on outstanding requests, which the summary does not record.
+  std::vector<std::string> capped = base;
+  capped.insert(capped.end(), {"--max-concurrency", "1", "--run-arrival", "poisson"});
+  const auto c = run_kvsim(capped);
+  REQUIRE(c.exit_code == 0);
+  const Json cd = Json::parse(c.out);
+  CHECK(cd["inputs"]["concurrency"] == 1);
+  CHECK(cd["inputs"]["arrivals"].get<std::string>().find("Poisson at 2 req/s") !=
+        std::string::npos);
+
+  // Other workload flags stay refused; --run-stage belongs to the per-request report;
+  // calibrate cannot fit a summary.
+  std::vector<std::string> rate = base;
+  rate.insert(rate.end(), {"--rate", "3"});
+  CHECK(run_kvsim(rate).exit_code == 2);
+  std::vector<std::string> staged = base;
+  staged.insert(staged.end(), {"--run-stage", "0"});
+  const auto s = run_kvsim(staged);
+  CHECK(s.exit_code == 2);
+  CHECK(s.err.find("--run-stage picks a stage of a per-request report") != std::string::npos);
+  const auto cal = run_kvsim({"calibrate", "--from-run", stage, "--model", "llama-3-8b", "--gpu",
+                              "h100-sxm", "--format", "json"});
+  CHECK(cal.exit_code == 2);
+  CHECK(cal.err.find("has no per-request timings to fit") != std::string::npos);
+  const std::string exp = write_temp_file(dir, "ok.exp", kExp);
+  const auto arrival = run_kvsim({"validate", "--run", exp, "--model", "opt-13b", "--gpu",
+                                  "a100-80gb", "--run-arrival", "poisson"});
+  CHECK(arrival.exit_code == 2);
+  CHECK(arrival.err.find("--run-arrival: only an inference-perf stage summary") !=
+        std::string::npos);
+}

@@ -122,6 +122,14 @@ void replay_run(std::string_view data) {
   swallow_errors([&] { (void)trace::read_distserve_exp(exp); });
   const std::string json = scratch_file(data, ".json");
   swallow_errors([&] { (void)trace::read_vllm_benchmark_json(json, {}); });
+  for (const bool poisson : {false, true}) {
+    trace::InferencePerfOptions options;
+    options.poisson = poisson;
+    swallow_errors([&] { (void)trace::read_inference_perf_json(json, options); });
+  }
+  trace::InferencePerfOptions stage;
+  stage.stage = 0;
+  swallow_errors([&] { (void)trace::read_inference_perf_json(json, stage); });
   for (const std::string& path : {jsonl, exp, json}) std::filesystem::remove(path);
 }
 

@@ -146,7 +146,10 @@ TEST_CASE("run formats by name and by file extension", "[trace][replay]") {
   CHECK(trace::detect_run_format("r.jsonl") == trace::RunFormat::kRequestsJsonl);
   CHECK(trace::detect_run_format("run/profile_export.jsonl") == trace::RunFormat::kAiperf);
   CHECK(trace::parse_run_format("aiperf") == trace::RunFormat::kAiperf);
-  CHECK(trace::run_format_names().size() == 4);
+  CHECK(trace::run_format_names().size() == 5);
+  CHECK(trace::parse_run_format("inference-perf") == trace::RunFormat::kInferencePerf);
+  CHECK(trace::detect_run_format("results/stage_2_lifecycle_metrics.json") ==
+        trace::RunFormat::kInferencePerf);
   CHECK(trace::detect_run_format("r.json") == trace::RunFormat::kVllmBenchmark);
   CHECK_FALSE(trace::detect_run_format("r.txt"));
 }
