@@ -101,7 +101,18 @@ trace::RealRun read_replay_run(const std::string& path, const ReplayFlags& f) {
   return run;
 }
 
-TempTrace::TempTrace(const trace::RealRun& run) : concurrency_(run.concurrency) {
+std::string ReplayPrompts::describe() const {
+  std::string s;
+  if (pool > 0) s = "a pool of " + std::to_string(pool) + " prompts";
+  if (groups > 0) {
+    s += (s.empty() ? "" : ", ") + std::to_string(groups) + " shared system prompt" +
+         (groups == 1 ? "" : "s") + " of " + std::to_string(shared_tokens) + " tokens";
+  }
+  return s;
+}
+
+TempTrace::TempTrace(const trace::RealRun& run, const ReplayPrompts& prompts)
+    : concurrency_(run.concurrency) {
   // Several runs may be replayed by one process (calibrate --from-run A --from-run B).
   static std::atomic<int> counter{0};
   path_ = (std::filesystem::temp_directory_path() / ("kvsim-replay-" + std::to_string(::getpid()) +
@@ -116,14 +127,24 @@ TempTrace::TempTrace(const trace::RealRun& run) : concurrency_(run.concurrency) 
     std::uint64_t id = 0;
     trace::RequestSpec spec;
     spec.prefix_block_tokens = kReplayHashTokens;
+    const std::int64_t shared_blocks =
+        prompts.groups > 0 ? prompts.shared_tokens / kReplayHashTokens : 0;
     for (const trace::RealRequest& r : run.requests) {
       spec.id = id++;
       spec.arrival_ns = seconds_to_ns(r.arrival_s);
       spec.prompt_tokens = r.prompt_tokens;
       spec.output_tokens = r.output_tokens;
       spec.prefix_hashes.clear();
+      // The prompt's own content (one id per prompt of the pool), behind its group's system
+      // prompt (ids with the top bit set, apart from any prompt's).
+      const std::uint64_t prompt =
+          prompts.pool > 0 ? spec.id % static_cast<std::uint64_t>(prompts.pool) : spec.id;
+      const std::uint64_t group =
+          prompts.groups > 0 ? prompt % static_cast<std::uint64_t>(prompts.groups) : 0;
       for (std::int64_t k = 0; k < r.prompt_tokens / kReplayHashTokens; ++k) {
-        spec.prefix_hashes.push_back(((spec.id + 1) << 32) | static_cast<std::uint64_t>(k + 1));
+        const std::uint64_t block = static_cast<std::uint64_t>(k + 1);
+        spec.prefix_hashes.push_back(k < shared_blocks ? (1ULL << 63) | (group << 32) | block
+                                                       : ((prompt + 1) << 32) | block);
       }
       writer.write(spec);
     }

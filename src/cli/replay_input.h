@@ -33,13 +33,26 @@ trace::RealRun read_replay_run(const std::string& path, const ReplayFlags& flags
 // Prefix-hash granularity of the replayed prompts: vLLM's default block size.
 inline constexpr std::int64_t kReplayHashTokens = 16;
 
+// What the real run's prompts had in common, which a run's token counts do not record (kvsim
+// validate --prompt-pool, --shared-prefix-prompts, --shared-prefix-tokens): request i sends
+// prompt i mod `pool` (0: every prompt new), whose first `shared_tokens` tokens are the system
+// prompt of group (prompt mod `groups`), as inference-perf's shared_prefix data
+// (num_unique_system_prompts × num_users_per_system_prompt prompts) and aiperf's dataset
+// entries make them.
+struct ReplayPrompts {
+  std::int64_t pool = 0;
+  std::int64_t groups = 0;  // 0: no shared system prompts
+  std::int64_t shared_tokens = 0;
+  std::string describe() const;  // "" when nothing is shared
+};
+
 // The real run as a native trace in a temporary file (removed when this goes away); request i
 // of the run gets id i. Each prompt gets content ids of its own (one per kReplayHashTokens
-// tokens): the prompts are distinct texts, and a warm prefix cache (--warm-prefix-cache) holds
-// exactly them.
+// tokens), unless `prompts` says what they shared: the prompts are distinct texts, and a warm
+// prefix cache (--warm-prefix-cache) holds exactly them.
 class TempTrace {
  public:
-  explicit TempTrace(const trace::RealRun& run);
+  explicit TempTrace(const trace::RealRun& run, const ReplayPrompts& prompts = {});
   ~TempTrace();
   TempTrace(const TempTrace&) = delete;
   TempTrace& operator=(const TempTrace&) = delete;

@@ -113,8 +113,12 @@ trace::RealRun read_run(const ValidateFlags& f) {
   if (f.run_path.empty()) {
     throw flag_error("--run", "missing required flag; expected a benchmark result file");
   }
-  if (any_workload_flag(f.sim.workload, "--max-concurrency")) {
-    throw flag_error("--trace", "the workload is the real run's (--run); drop the workload flags");
+  if (any_workload_flag(f.sim.workload, {"--max-concurrency", "--prompt-pool",
+                                         "--shared-prefix-prompts", "--shared-prefix-tokens"})) {
+    throw flag_error("--trace",
+                     "the workload is the real run's (--run); drop the workload flags "
+                     "(but --max-concurrency, --prompt-pool, --shared-prefix-prompts "
+                     "and --shared-prefix-tokens, which describe its client)");
   }
   trace::RealRun run = read_replay_run(f.run_path, f.replay);
   // The client's cap on outstanding requests where the run does not record it (inference-perf:
@@ -128,6 +132,32 @@ trace::RealRun read_run(const ValidateFlags& f) {
         ", at most " + std::to_string(run.concurrency) + " outstanding (--max-concurrency)";
   }
   return run;
+}
+
+// What the run's prompts shared, from --prompt-pool, --shared-prefix-prompts and
+// --shared-prefix-tokens.
+ReplayPrompts replay_prompts(const WorkloadFlags& w) {
+  ReplayPrompts p;
+  if (workload_flag_given(w, "--prompt-pool")) {
+    if (w.prompt_pool < 1)
+      throw flag_error("--prompt-pool", "expected a positive number of prompts");
+    p.pool = w.prompt_pool;
+  }
+  const bool tokens = workload_flag_given(w, "--shared-prefix-tokens");
+  if (workload_flag_given(w, "--shared-prefix-prompts") && !tokens) {
+    throw flag_error("--shared-prefix-prompts", "needs --shared-prefix-tokens (their length)");
+  }
+  if (tokens) {
+    if (w.shared_prefix_tokens < 1) {
+      throw flag_error("--shared-prefix-tokens", "expected a positive number of tokens");
+    }
+    if (w.shared_prefix_prompts < 1) {
+      throw flag_error("--shared-prefix-prompts", "expected a positive number of prompts");
+    }
+    p.groups = w.shared_prefix_prompts;
+    p.shared_tokens = w.shared_prefix_tokens;
+  }
+  return p;
 }
 
 // Real against simulated: the latency rows and the throughputs.
@@ -184,7 +214,7 @@ Comparison compare(const trace::RealRun& run, const RunOutput& out) {
 }
 
 std::string validate_json(const std::string& run_path, const trace::RealRun& run,
-                          const RunOutput& out, const Comparison& c) {
+                          const ReplayPrompts& prompts, const RunOutput& out, const Comparison& c) {
   const sim::Metrics& m = out.result.metrics;
   report::Json doc = report::envelope("kvsim.validate/v1", "validate");
   report::Json inputs;
@@ -194,6 +224,8 @@ std::string validate_json(const std::string& run_path, const trace::RealRun& run
   inputs["requests"] = static_cast<std::int64_t>(run.requests.size());
   inputs["failed_requests"] = c.failed;
   inputs["real_metrics"] = run.summary ? "summary" : "per request";
+  inputs["prompts"] =
+      prompts.describe().empty() ? report::Json("distinct") : report::Json(prompts.describe());
   inputs["concurrency"] =
       run.concurrency > 0 ? report::Json(run.concurrency) : report::Json(nullptr);
   inputs["request_rate"] = run.request_rate && std::isfinite(*run.request_rate)
@@ -224,17 +256,18 @@ std::string validate_json(const std::string& run_path, const trace::RealRun& run
 }
 
 std::string validate_table(const std::string& run_path, const trace::RealRun& run,
-                           const RunOutput& out, const Comparison& c) {
+                           const ReplayPrompts& prompts, const RunOutput& out,
+                           const Comparison& c) {
   const sim::Metrics& m = out.result.metrics;
   report::Table t({"metric", "real mean", "sim mean", "err", "real p50", "sim p50", "err",
                    "real p90", "sim p90", "err", "real p99", "sim p99", "err"});
   for (std::size_t c = 1; c < 13; ++c) t.set_align(c, report::Align::kRight);
-  t.set_title("kvsim validate: " + run_path + " (" +
-              std::string(trace::run_format_name(run.format)) + ", " +
-              with_commas(static_cast<std::int64_t>(run.requests.size())) + " requests; arrivals " +
-              run.arrivals +
-              ")\nlatencies in ms; err = (sim − real) "
-              "/ real");
+  t.set_title(
+      "kvsim validate: " + run_path + " (" + std::string(trace::run_format_name(run.format)) +
+      ", " + with_commas(static_cast<std::int64_t>(run.requests.size())) + " requests; arrivals " +
+      run.arrivals + (prompts.describe().empty() ? "" : "; prompts: " + prompts.describe()) +
+      ")\nlatencies in ms; err = (sim − real) "
+      "/ real");
   for (const MetricRow& row : c.rows) {
     t.add_row({row.label, ms(row.real, &Stats::mean), ms(row.simulated, &Stats::mean),
                pct(row, &Stats::mean), ms(row.real, &Stats::p50), ms(row.simulated, &Stats::p50),
@@ -289,15 +322,16 @@ std::string validate_csv(const std::vector<MetricRow>& rows) {
 
 void run_validate(const ValidateFlags& f) {
   const trace::RealRun run = read_run(f);
-  const TempTrace temp(run);
+  const ReplayPrompts prompts = replay_prompts(f.sim.workload);
+  const TempTrace temp(run, prompts);
   SimCommandFlags sim = f.sim;
   sim.workload_override = temp.workload();
   const PreparedRun prepared = prepare_run(sim);
   const RunOutput out = run_scenario(prepared.resolved, "", "validate:", kv_detail(f.sim.serving));
   const Comparison c = compare(run, out);
   report::emit(f.sim.output,
-               {[&] { return validate_json(f.run_path, run, out, c); },
-                [&] { return validate_table(f.run_path, run, out, c); },
+               {[&] { return validate_json(f.run_path, run, prompts, out, c); },
+                [&] { return validate_table(f.run_path, run, prompts, out, c); },
                 [&] { return validate_csv(c.rows); }},
                "validate");
 }

@@ -1,5 +1,6 @@
 #include "cli/workload_flags.h"
 
+#include <algorithm>
 #include <map>
 
 #include "common/error.h"
@@ -159,11 +160,13 @@ void add_workload_flags(CLI::App* command, WorkloadFlags& f, WorkloadFlagScope s
   }
 }
 
-bool any_workload_flag(const WorkloadFlags& flags, std::string_view except) {
+bool any_workload_flag(const WorkloadFlags& flags, const std::vector<std::string_view>& except) {
   for (const auto* o : flags.all_options) {
-    if (given(o) && (except.empty() || !o->check_lname(std::string(except.substr(2))))) {
-      return true;
-    }
+    if (!given(o)) continue;
+    const bool excepted = std::any_of(except.begin(), except.end(), [&](std::string_view name) {
+      return o->check_lname(std::string(name.substr(2)));
+    });
+    if (!excepted) return true;
   }
   return false;
 }

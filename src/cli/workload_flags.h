@@ -47,8 +47,10 @@ struct WorkloadFlags {
 // Adds the flags to `command`, bound to `flags` (which must outlive parsing).
 void add_workload_flags(CLI::App* command, WorkloadFlags& flags, WorkloadFlagScope scope);
 
-// True when the user gave any workload flag (other than `except`, e.g. "--max-concurrency").
-bool any_workload_flag(const WorkloadFlags& flags, std::string_view except = "");
+// True when the user gave any workload flag (other than those in `except`, e.g.
+// "--max-concurrency").
+bool any_workload_flag(const WorkloadFlags& flags,
+                       const std::vector<std::string_view>& except = {});
 // Whether the user gave the workload flag `name` ("--rate").
 bool workload_flag_given(const WorkloadFlags& flags, const char* name);
 

@@ -186,3 +186,44 @@ TEST_CASE("kvsim validate on an inference-perf stage summary compares the client
   CHECK(arrival.err.find("--run-arrival: only an inference-perf stage summary") !=
         std::string::npos);
 }
+
+TEST_CASE("kvsim validate --prompt-pool, --shared-prefix-*: what the run's prompts shared",
+          "[cli][validate]") {
+  const std::string dir = temp_dir();
+  // Eight 512-token prompts, 0.2 s apart: distinct, they are all prefilled; from a pool of two
+  // behind one 256-token system prompt, six of them hit the prefix cache whole.
+  std::string records = "[";
+  for (int i = 0; i < 8; ++i) {
+    const double t = 0.2 * i;
+    records += std::string(i ? "," : "") + R"({"start_time": )" + std::to_string(t) +
+               R"(, "end_time": )" + std::to_string(t + 0.1) +
+               R"(, "info": {"input_tokens": 512, "output_tokens": 2, "output_token_times": [)" +
+               std::to_string(t + 0.05) + ", " + std::to_string(t + 0.06) + "]}}";
+  }
+  const std::string run = write_temp_file(dir, "per_request_lifecycle_metrics.json", records + "]");
+  const std::vector<std::string> base = {
+      "validate", "--run", run, "--model", "llama-3-8b", "--gpu", "h100-sxm", "--format", "json"};
+  const auto distinct = run_kvsim(base);
+  REQUIRE(distinct.exit_code == 0);
+  const Json d = Json::parse(distinct.out);
+  CHECK(d["inputs"]["prompts"] == "distinct");
+  CHECK(d["inputs"]["real_metrics"] == "per request");
+  std::vector<std::string> args = base;
+  args.insert(args.end(), {"--prompt-pool", "2", "--shared-prefix-prompts", "1",
+                           "--shared-prefix-tokens", "256"});
+  const auto pooled = run_kvsim(args);
+  REQUIRE(pooled.exit_code == 0);
+  const Json p = Json::parse(pooled.out);
+  CHECK(p["inputs"]["prompts"] == "a pool of 2 prompts, 1 shared system prompt of 256 tokens");
+  CHECK(p["metrics"]["ttft_s"]["simulated"]["mean"].get<double>() <
+        d["metrics"]["ttft_s"]["simulated"]["mean"].get<double>());
+  // A system prompt needs its length; the fraction flag is the generator's, not the replay's.
+  std::vector<std::string> bare = base;
+  bare.insert(bare.end(), {"--shared-prefix-prompts", "3"});
+  const auto b = run_kvsim(bare);
+  CHECK(b.exit_code == 2);
+  CHECK(b.err.find("--shared-prefix-prompts: needs --shared-prefix-tokens") != std::string::npos);
+  std::vector<std::string> fraction = base;
+  fraction.insert(fraction.end(), {"--shared-prefix-fraction", "0.5"});
+  CHECK(run_kvsim(fraction).exit_code == 2);
+}

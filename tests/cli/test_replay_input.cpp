@@ -1,0 +1,74 @@
+#include <algorithm>
+
+#include <catch2/catch.hpp>
+
+#include "cli/replay_input.h"
+#include "trace/request.h"
+#include "trace/workload.h"
+
+namespace cli = kvsim::cli;
+namespace trace = kvsim::trace;
+
+namespace {
+
+// The prefix hashes of every request of the run's temporary trace.
+std::vector<std::vector<std::uint64_t>> hashes(const trace::RealRun& run,
+                                               const cli::ReplayPrompts& prompts) {
+  const cli::TempTrace temp(run, prompts);
+  const auto reader = trace::open_workload(temp.workload());
+  std::vector<std::vector<std::uint64_t>> out;
+  trace::RequestSpec spec;
+  while (reader->next(spec)) {
+    CHECK(spec.prefix_block_tokens == cli::kReplayHashTokens);
+    out.push_back(spec.prefix_hashes);
+  }
+  return out;
+}
+
+trace::RealRun run_of(const std::vector<std::int64_t>& prompt_tokens) {
+  trace::RealRun run;
+  for (std::size_t i = 0; i < prompt_tokens.size(); ++i) {
+    trace::RealRequest r;
+    r.arrival_s = 0.5 * static_cast<double>(i);
+    r.prompt_tokens = prompt_tokens[i];
+    r.output_tokens = 4;
+    run.requests.push_back(r);
+  }
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("replayed prompts: distinct by default, a pool's repeats and shared system prompts",
+          "[cli][replay]") {
+  const trace::RealRun run = run_of({64, 64, 70, 64, 40});
+  // Distinct: no block id in common between two requests.
+  const auto distinct = hashes(run, {});
+  REQUIRE(distinct.size() == 5);
+  CHECK(distinct[0].size() == 4);  // 64 tokens: four 16-token blocks
+  CHECK(distinct[4].size() == 2);  // 40 tokens: two full blocks
+  for (std::size_t a = 0; a < distinct.size(); ++a) {
+    for (std::size_t b = a + 1; b < distinct.size(); ++b) {
+      for (std::uint64_t h : distinct[a]) {
+        CHECK(std::find(distinct[b].begin(), distinct[b].end(), h) == distinct[b].end());
+      }
+    }
+  }
+  // A pool of 3 prompts, the first 40 tokens one of 2 system prompts: request i sends prompt
+  // i mod 3, whose system prompt is (i mod 3) mod 2.
+  cli::ReplayPrompts shared;
+  shared.pool = 3;
+  shared.groups = 2;
+  shared.shared_tokens = 40;  // two whole blocks (the rest of the third is the prompt's own)
+  CHECK(shared.describe() == "a pool of 3 prompts, 2 shared system prompts of 40 tokens");
+  const auto h = hashes(run, shared);
+  REQUIRE(h.size() == 5);
+  CHECK(h[3] == h[0]);  // prompt 0 again, whole
+  CHECK(std::vector<std::uint64_t>(h[4].begin(), h[4].end()) ==
+        std::vector<std::uint64_t>(h[1].begin(), h[1].begin() + 2));  // prompt 1, shorter
+  CHECK(h[2][0] == h[0][0]);  // prompts 0 and 2: system prompt 0
+  CHECK(h[2][1] == h[0][1]);
+  CHECK(h[2][2] != h[0][2]);  // then their own text
+  CHECK(h[1][0] != h[0][0]);  // prompt 1: system prompt 1
+  CHECK(h[2].size() == 4);    // 70 tokens: four full blocks
+}
