@@ -8,6 +8,7 @@
 #include <string>
 
 #include "trace/native_writer.h"
+#include "trace/replay_run.h"
 #include "trace/trace_stats.h"
 #include "trace/workload.h"
 
@@ -155,3 +156,55 @@ static const struct Cleanup {
     }
   }
 } kCleanup;
+
+namespace {
+
+constexpr std::int64_t kInferencePerfRecords = 5'000;
+
+// An inference-perf per_request_lifecycle_metrics.json of kInferencePerfRecords records as its
+// newer layout writes them, each with a 4 KB prompt, its response and 200 token times and chunks
+// (70 MB; written once per process).
+std::string inference_perf_file() {
+  const std::string path =
+      "/tmp/kvsim_bench_per_request_lifecycle_metrics_" + std::to_string(::getpid()) + ".json";
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) return path;
+  AtomicOutputFile file(path);
+  std::FILE* f = file.file();
+  const std::string prompt(4096, 'p'), answer(800, 'a');
+  std::fputs("[", f);
+  for (std::int64_t i = 0; i < kInferencePerfRecords; ++i) {
+    const double t = 0.01 * static_cast<double>(i);
+    std::fprintf(f,
+                 "%s{\"stage_id\": 0, \"scheduled_time\": %.6f, \"start_time\": %.6f, "
+                 "\"end_time\": %.6f, \"request_data\": \"%s\", \"response_data\": \"%s\", "
+                 "\"info\": {\"request_metrics\": {\"text\": {\"input_tokens\": 1000}}, "
+                 "\"response_metrics\": {\"output_tokens\": 200, \"server_usage\": "
+                 "{\"prompt_tokens\": 1003, \"completion_tokens\": 200}, \"response_chunks\": [",
+                 i ? ", " : "", t, t, t + 2.1, prompt.c_str(), answer.c_str());
+    for (int k = 0; k < 200; ++k) std::fprintf(f, "%s\"{\\\"text\\\": \\\"w\\\"}\"", k ? ", " : "");
+    std::fputs("], \"chunk_times\": [", f);
+    for (int k = 0; k < 200; ++k) std::fprintf(f, "%s%.6f", k ? ", " : "", t + 0.1 + 0.01 * k);
+    std::fputs("], \"output_token_times\": [", f);
+    for (int k = 0; k < 200; ++k) std::fprintf(f, "%s%.6f", k ? ", " : "", t + 0.1 + 0.01 * k);
+    std::fputs("]}}, \"error\": null}", f);
+  }
+  std::fputs("]\n", f);
+  file.commit();
+  return path;
+}
+
+}  // namespace
+
+// kvsim validate's reader of an inference-perf per-request report: records per second.
+static void BM_ReadInferencePerfPerRequest(benchmark::State& state) {
+  const std::string path = inference_perf_file();
+  std::int64_t records = 0;
+  for (auto _ : state) {
+    const RealRun run = read_inference_perf_json(path, {});
+    records += static_cast<std::int64_t>(run.requests.size());
+    benchmark::DoNotOptimize(run.requests.back().tpot_s);
+  }
+  state.SetItemsProcessed(records);
+}
+BENCHMARK(BM_ReadInferencePerfPerRequest)->Unit(benchmark::kMillisecond);
