@@ -253,7 +253,10 @@ Quantiles quantiles_at(const json& successes, const char* key, const std::string
       if (*end == '\0' && p >= 0 && p <= 100) fraction = p / 100;
     }
     if (fraction < 0) continue;  // mean and other fields
-    q.emplace_back(fraction, number(value, path, field + "." + name));
+    std::string at = field;
+    at += '.';
+    at += name;
+    q.emplace_back(fraction, number(value, path, at));
   }
   std::sort(q.begin(), q.end());
   if (q.size() < 2 || q.front().first != 0 || q.back().first != 1) {
@@ -324,9 +327,10 @@ RealRun stage_summary_run(const json& doc, const std::string& path,
   for (std::int64_t i = 0; i < n; ++i) {
     RealRequest q;
     if (run.concurrency == 0) {
-      if (i > 0)
+      if (i > 0) {
         t +=
             options.poisson ? -std::log1p(-uniform()) / *run.request_rate : 1.0 / *run.request_rate;
+      }
       q.arrival_s = t;
     }
     q.prompt_tokens = length_at(prompt, uniform());
