@@ -108,6 +108,7 @@ std::string ReplayPrompts::describe() const {
     s += (s.empty() ? "" : ", ") + std::to_string(groups) + " shared system prompt" +
          (groups == 1 ? "" : "s") + " of " + std::to_string(shared_tokens) + " tokens";
   }
+  if (multi_turn) s += " (multi-turn conversations replayed as single turns)";
   return s;
 }
 

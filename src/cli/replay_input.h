@@ -43,6 +43,7 @@ struct ReplayPrompts {
   std::int64_t pool = 0;
   std::int64_t groups = 0;  // 0: no shared system prompts
   std::int64_t shared_tokens = 0;
+  bool multi_turn = false;       // the client's conversations, replayed as single turns
   std::string describe() const;  // "" when nothing is shared
 };
 

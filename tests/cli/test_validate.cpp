@@ -227,3 +227,51 @@ TEST_CASE("kvsim validate --prompt-pool, --shared-prefix-*: what the run's promp
   fraction.insert(fraction.end(), {"--shared-prefix-fraction", "0.5"});
   CHECK(run_kvsim(fraction).exit_code == 2);
 }
+
+TEST_CASE("kvsim validate --run-config: the inference-perf client's settings from its config",
+          "[cli][validate]") {
+  const std::string dir = temp_dir();
+  const std::string stage = write_temp_file(dir, "stage_0_lifecycle_metrics.json", R"({
+    "load_summary": {"count": 6, "send_duration": 5.0, "requested_rate": 1.2},
+    "successes": {"count": 6,
+      "latency": {"request_latency": {"mean": 0.5, "median": 0.48, "p90": 0.6, "p99": 0.7}},
+      "prompt_len": {"min": 180.0, "max": 200.0}, "output_len": {"min": 10.0, "max": 20.0}}})");
+  const std::string config = write_temp_file(dir, "config.yaml", R"(data:
+  type: shared_prefix
+  shared_prefix: {num_unique_system_prompts: 2, num_users_per_system_prompt: 3,
+                  system_prompt_len: 128}
+load: {type: poisson, num_workers: 2, worker_max_concurrency: 2}
+)");
+  const std::vector<std::string> base = {
+      "validate", "--run", stage, "--model", "llama-3-8b", "--gpu", "h100-sxm", "--format", "json"};
+  std::vector<std::string> args = base;
+  args.insert(args.end(), {"--run-config", config});
+  const auto r = run_kvsim(args);
+  REQUIRE(r.exit_code == 0);
+  const Json doc = Json::parse(r.out);
+  const std::string arrivals = doc["inputs"]["arrivals"];
+  CHECK(arrivals.find("Poisson at 1.2 req/s") != std::string::npos);
+  CHECK(arrivals.find("at most 4 outstanding (load.num_workers × load.worker_max_concurrency)") !=
+        std::string::npos);
+  CHECK(doc["inputs"]["concurrency"] == 4);
+  CHECK(doc["inputs"]["prompts"] == "a pool of 6 prompts, 2 shared system prompts of 128 tokens");
+  // Flags given win over the config.
+  args.insert(args.end(), {"--max-concurrency", "3", "--run-arrival", "constant"});
+  const Json flagged = Json::parse(run_kvsim(args).out);
+  CHECK(flagged["inputs"]["concurrency"] == 3);
+  CHECK(flagged["inputs"]["arrivals"].get<std::string>().find("constant at 1.2") !=
+        std::string::npos);
+  // A config of another load cannot regenerate a stage; another run's format has no config.
+  const std::string replay = write_temp_file(dir, "replay.yaml", "load: {type: trace_replay}\n");
+  std::vector<std::string> trace_replay = base;
+  trace_replay.insert(trace_replay.end(), {"--run-config", replay});
+  const auto t = run_kvsim(trace_replay);
+  CHECK(t.exit_code == 2);
+  CHECK(t.err.find("--run-config: load.type trace_replay") != std::string::npos);
+  const std::string exp = write_temp_file(dir, "ok.exp", kExp);
+  const auto e = run_kvsim({"validate", "--run", exp, "--model", "opt-13b", "--gpu", "a100-80gb",
+                            "--run-config", config});
+  CHECK(e.exit_code == 2);
+  CHECK(e.err.find("--run-config: an inference-perf configuration goes with an inference-perf "
+                   "report; this run is distserve") != std::string::npos);
+}
