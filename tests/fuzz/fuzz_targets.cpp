@@ -10,6 +10,7 @@
 #include "config/cost_profile_yaml.h"
 #include "config/hardware_yaml.h"
 #include "config/hf_import.h"
+#include "config/inference_perf_config.h"
 #include "config/model_yaml.h"
 #include "config/scenario.h"
 #include "config/scenario_grid.h"
@@ -130,6 +131,8 @@ void replay_run(std::string_view data) {
   trace::InferencePerfOptions stage;
   stage.stage = 0;
   swallow_errors([&] { (void)trace::read_inference_perf_json(json, stage); });
+  // inference-perf's configuration, read beside its reports (YAML; its JSON form too).
+  swallow_errors([&] { (void)config::read_inference_perf_config(json); });
   for (const std::string& path : {jsonl, exp, json}) std::filesystem::remove(path);
 }
 

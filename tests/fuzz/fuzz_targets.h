@@ -18,7 +18,7 @@ struct Target {
 
 // Every target: scenario, grid, model, hardware, cost_profile, hf_config, diff_json,
 // trace_native, trace_azure, trace_burstgpt, trace_vidur, trace_mooncake, calibrate_csv,
-// replay_run (the real-run readers of kvsim validate).
+// replay_run (the real-run readers of kvsim validate, and inference-perf's configuration).
 const std::vector<Target>& targets();
 
 // The target named `name`, or nullptr.
