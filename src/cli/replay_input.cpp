@@ -85,7 +85,7 @@ trace::RealRun read_replay_run(const std::string& path, const ReplayFlags& f) {
       }
       options.poisson = f.run_arrival == "poisson";
       run = trace::read_inference_perf_json(path, options);
-      if (!f.run_arrival.empty() && (!run.summary || run.concurrency > 0)) {
+      if (!f.run_arrival.empty() && !run.arrivals_from_rate()) {
         throw flag_error("--run-arrival",
                          "only a rate-driven inference-perf stage summary regenerates arrivals; "
                          "this run " +

@@ -34,10 +34,8 @@ struct ValidateFlags {
   ReplayFlags replay;
 };
 
-struct Stats {
-  std::int64_t count = 0;
-  double mean = 0, p50 = 0, p90 = 0, p99 = 0;
-};
+// One latency's statistics, seconds: the shape a summary-only run reports them in too.
+using Stats = trace::RealStats;
 
 double nearest_rank(const std::vector<double>& sorted, double q) {
   if (sorted.empty()) return 0;
@@ -183,7 +181,7 @@ RealInput read_run(const ValidateFlags& f) {
   RealInput in;
   in.run = read_replay_run(f.run_path, replay);
   trace::RealRun& run = in.run;
-  const bool regenerated = run.summary && run.concurrency == 0;
+  const bool regenerated = run.arrivals_from_rate();
   if (client && regenerated && client->load_type != "constant" && client->load_type != "poisson") {
     throw flag_error("--run-config", "load.type " + client->load_type +
                                          ": a stage summary of this load cannot be regenerated "
@@ -214,11 +212,6 @@ struct Comparison {
   double real_rps = 0, real_tps = 0, sim_rps = 0, sim_tps = 0;
 };
 
-std::optional<Stats> stats_of(const std::optional<trace::RealStats>& s) {
-  if (!s) return std::nullopt;
-  return Stats{s->count, s->mean, s->p50, s->p90, s->p99};
-}
-
 Comparison compare(const trace::RealRun& run, const RunOutput& out) {
   const sim::Metrics& m = out.result.metrics;
   Comparison c;
@@ -227,10 +220,10 @@ Comparison compare(const trace::RealRun& run, const RunOutput& out) {
   c.sim_tps = static_cast<double>(m.output_tokens) / sim_duration;
   if (run.summary) {  // the client's own statistics (an inference-perf stage summary)
     const trace::RealSummary& s = *run.summary;
-    c.rows = {{"ttft_s", "TTFT", stats_of(s.ttft), stats_of(m.ttft)},
-              {"tpot_s", "TPOT", stats_of(s.tpot), stats_of(m.tpot)},
-              {"itl_s", "ITL", stats_of(s.itl), stats_of(m.itl)},
-              {"e2e_s", "E2E", stats_of(s.e2e), stats_of(m.e2e)}};
+    c.rows = {{"ttft_s", "TTFT", s.ttft, stats_of(m.ttft)},
+              {"tpot_s", "TPOT", s.tpot, stats_of(m.tpot)},
+              {"itl_s", "ITL", s.itl, stats_of(m.itl)},
+              {"e2e_s", "E2E", s.e2e, stats_of(m.e2e)}};
     c.failed = static_cast<std::int64_t>(run.requests.size()) - s.completed;
     c.real_rps = s.requests_per_s;
     c.real_tps = s.output_tokens_per_s;

@@ -61,7 +61,8 @@ struct RealRequest {
   std::vector<double> itl_s;  // every inter-token gap, when recorded
 };
 
-// Latency statistics of a run that reports only a summary (seconds).
+// Latency statistics (seconds): what a run that reports only a summary gives, and what kvsim
+// validate compares.
 struct RealStats {
   std::int64_t count = 0;
   double mean = 0, p50 = 0, p90 = 0, p99 = 0;
@@ -88,6 +89,9 @@ struct RealRun {
   // Closed loop: the client kept this many requests outstanding (all arrive at 0 and each is
   // sent when one ends); 0 = the arrivals are the send times.
   std::int64_t concurrency = 0;
+  // The arrivals were drawn from the run's rate (a rate-driven stage summary): not recorded, and
+  // not a closed loop of the client's.
+  bool arrivals_from_rate() const { return summary.has_value() && concurrency == 0; }
 };
 
 struct VllmBenchmarkOptions {
