@@ -23,6 +23,7 @@ namespace {
 struct LoadedRun {
   std::string path;
   trace::RealRun run;
+  ReplayPrompts prompts;
   std::unique_ptr<TempTrace> trace;
   run::ResolvedScenario scenario;
 };
@@ -30,13 +31,15 @@ struct LoadedRun {
 LoadedRun load_run(const std::string& path, const FromRunFlags& f, const FromRunOutput& o) {
   LoadedRun r;
   r.path = path;
-  r.run = read_replay_run(path, f.replay);
+  ReplayInput in = read_replay_input(path, f.replay, f.client);
+  r.run = std::move(in.run);
+  r.prompts = in.prompts;
   if (r.run.summary) {
     throw Error(ErrorLocation{path, 0, 0, ""},
                 "a summary of a run (an inference-perf stage report) has no per-request timings "
                 "to fit; give the run's per_request_lifecycle_metrics.json");
   }
-  r.trace = std::make_unique<TempTrace>(r.run);
+  r.trace = std::make_unique<TempTrace>(r.run, r.prompts);
   SimCommandFlags sim;
   sim.config = f.config;
   sim.command = f.command;
@@ -106,7 +109,11 @@ std::string outcome_json(const Outcome& o) {
     runs.push_back({{"path", r.path},
                     {"run_format", std::string(trace::run_format_name(r.run.format))},
                     {"requests", static_cast<std::int64_t>(r.run.requests.size())},
-                    {"arrivals", r.run.arrivals}});
+                    {"arrivals", r.run.arrivals},
+                    {"concurrency", r.run.concurrency > 0 ? report::Json(r.run.concurrency)
+                                                          : report::Json(nullptr)},
+                    {"prompts", r.prompts.describe().empty() ? std::string("distinct")
+                                                             : r.prompts.describe()}});
   }
   doc["inputs"] = {{"runs", runs},
                    {"model", o.model},
@@ -210,6 +217,7 @@ void add_from_run_flags(CLI::App* command, FromRunFlags& f) {
   command->add_option("--config", f.config,
                       "--from-run: scenario YAML of the deployment; flags given override it");
   add_replay_flags(command, f.replay);
+  add_replay_client_flags(command, f.client);
   f.settings.form = SettingForm::kSingle;
   for (const config::Setting& s : config::settings()) {
     if (s.flag != "--model" && s.flag != "--gpu") add_setting_flag(command, f.settings, s);
@@ -222,6 +230,15 @@ void check_no_from_run_flags(const FromRunFlags& f) {
                      "applies to --from-run only (the deployment replaying the run)");
   }
   if (!f.config.empty()) throw flag_error("--config", "applies to --from-run only");
+  const ReplayClient& c = f.client;
+  for (const auto& [given, flag] :
+       {std::pair{!c.run_config.empty(), "--run-config"},
+        std::pair{c.max_concurrency.has_value(), "--max-concurrency"},
+        std::pair{c.prompt_pool.has_value(), "--prompt-pool"},
+        std::pair{c.shared_prefix_prompts.has_value(), "--shared-prefix-prompts"},
+        std::pair{c.shared_prefix_tokens.has_value(), "--shared-prefix-tokens"}}) {
+    if (given) throw flag_error(flag, "applies to --from-run only (what the run's client did)");
+  }
 }
 
 void run_from_run(const FromRunFlags& f, const FromRunOutput& o) {

@@ -4,7 +4,8 @@
 // replayed through the deployment the settings flags describe (run/overhead_calibration.h has the
 // mechanism), writes the profile with its provenance and prints the fit with the replay's errors
 // before and after. JSON (kvsim.calibration/v1):
-//   {profile (path written, or null), inputs{runs[{path, run_format, requests, arrivals}],
+//   {profile (path written, or null), inputs{runs[{path, run_format, requests, arrivals,
+//    concurrency (closed loop) | null, prompts ("distinct" or what they shared)}],
 //    model, gpu, rounds, rows}, prior{<key>: us}, fitted{step_overhead_us, seq_overhead_us,
 //    prefill_token_overhead_us, frontend_latency_us}, undetermined[<key>],
 //    rms_relative_error_by_round[], validation{ttft|tpot|e2e: {before|after: {requests,
@@ -25,6 +26,7 @@ namespace kvsim::cli {
 struct FromRunFlags {
   std::vector<std::string> runs;  // --from-run FILE (repeatable: fitted jointly)
   ReplayFlags replay;
+  ReplayClient client;    // what every run's client did: --run-config, --max-concurrency, prompts
   std::string config;     // --config scenario.yaml (deployment and serving settings)
   SettingFlags settings;  // the settings table's flags, but --model and --gpu (calibrate's own)
   int rounds = 8;         // --rounds: simulations of every run, at most
@@ -40,7 +42,8 @@ struct FromRunOutput {
   std::string report;      // --report
 };
 
-// Registers --from-run, --rounds, --config, the replay flags and the settings flags.
+// Registers --from-run, --rounds, --config, the replay and replay-client flags and the settings
+// flags.
 void add_from_run_flags(CLI::App* command, FromRunFlags& flags);
 
 // Throws kvsim::Error at the first settings flag given without --from-run.

@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "common/strings.h"
 #include "common/units.h"
+#include "config/inference_perf_config.h"
 #include "trace/native_writer.h"
 
 namespace kvsim::cli {
@@ -101,9 +102,122 @@ trace::RealRun read_replay_run(const std::string& path, const ReplayFlags& f) {
   return run;
 }
 
+void add_run_config_flag(CLI::App* command, std::string& path) {
+  command->add_option("--run-config", path,
+                      "inference-perf report: the run's configuration (its results folder's "
+                      "config.yaml): load.type gives --run-arrival, num_workers x "
+                      "worker_max_concurrency --max-concurrency (a stage summary's regenerated "
+                      "arrivals), shared_prefix data --prompt-pool and --shared-prefix-*; flags "
+                      "given win");
+}
+
+void add_replay_client_flags(CLI::App* command, ReplayClient& client) {
+  add_run_config_flag(command, client.run_config);
+  const auto count = [command](const char* name, std::optional<std::int64_t>& value,
+                               const char* help) {
+    command->add_option_function<std::string>(
+        name, [name, &value](const std::string& s) { value = int_flag(name, s, "an integer"); },
+        help);
+  };
+  count("--max-concurrency", client.max_concurrency,
+        "The run's client kept at most this many requests outstanding (its replay is a closed "
+        "loop), where the run does not record it");
+  count("--prompt-pool", client.prompt_pool,
+        "The run's client sent request i prompt i mod N (aiperf's --num-dataset-entries, "
+        "inference-perf's shared_prefix prompts): repeats the prefix cache can hit");
+  count("--shared-prefix-prompts", client.shared_prefix_prompts,
+        "The run's prompts began with one of K system prompts (prompt j with system prompt j mod "
+        "K), each --shared-prefix-tokens long");
+  count("--shared-prefix-tokens", client.shared_prefix_tokens,
+        "Length of the run's shared system prompts, tokens");
+}
+
+namespace {
+
+// What the run's prompts shared: the flags, else the inference-perf configuration's shared_prefix
+// data.
+ReplayPrompts replay_prompts(const ReplayClient& c,
+                             const std::optional<config::InferencePerfClient>& config) {
+  ReplayPrompts p;
+  if (c.prompt_pool) {
+    if (*c.prompt_pool < 1) {
+      throw flag_error("--prompt-pool", "expected a positive number of prompts");
+    }
+    p.pool = *c.prompt_pool;
+  }
+  if (c.shared_prefix_prompts && !c.shared_prefix_tokens) {
+    throw flag_error("--shared-prefix-prompts", "needs --shared-prefix-tokens (their length)");
+  }
+  if (c.shared_prefix_tokens) {
+    if (*c.shared_prefix_tokens < 1) {
+      throw flag_error("--shared-prefix-tokens", "expected a positive number of tokens");
+    }
+    p.groups = c.shared_prefix_prompts.value_or(1);
+    if (p.groups < 1) {
+      throw flag_error("--shared-prefix-prompts", "expected a positive number of prompts");
+    }
+    p.shared_tokens = *c.shared_prefix_tokens;
+  }
+  if (config && config->prompt_groups > 0 && !c.prompt_pool && !c.shared_prefix_tokens) {
+    p.pool = config->prompt_groups * config->prompts_per_group;
+    p.groups = config->prompt_groups;
+    p.shared_tokens = config->system_prompt_tokens;
+    p.multi_turn = config->multi_turn;
+  }
+  return p;
+}
+
+}  // namespace
+
+ReplayInput read_replay_input(const std::string& path, const ReplayFlags& flags,
+                              const ReplayClient& client) {
+  std::optional<config::InferencePerfClient> config;
+  ReplayFlags replay = flags;
+  if (!client.run_config.empty()) {
+    const std::optional<trace::RunFormat> format = flags.run_format.empty()
+                                                       ? trace::detect_run_format(path)
+                                                       : trace::parse_run_format(flags.run_format);
+    if (format && *format != trace::RunFormat::kInferencePerf) {
+      throw flag_error("--run-config",
+                       "an inference-perf configuration goes with an inference-perf report; this "
+                       "run is " +
+                           std::string(trace::run_format_name(*format)));
+    }
+    config = config::read_inference_perf_config(client.run_config);
+    if (replay.run_arrival.empty() && config->load_type == "poisson") {
+      replay.run_arrival = "poisson";
+    }
+  }
+  ReplayInput in;
+  in.run = read_replay_run(path, replay);
+  trace::RealRun& run = in.run;
+  const bool regenerated = run.arrivals_from_rate();
+  if (config && regenerated && config->load_type != "constant" && config->load_type != "poisson") {
+    throw flag_error("--run-config", "load.type " + config->load_type +
+                                         ": a stage summary of this load cannot be regenerated "
+                                         "from its rate; replay the per-request report");
+  }
+  // The client's cap on outstanding requests where the run does not record it (inference-perf:
+  // num_workers × worker_max_concurrency, from --run-config or --max-concurrency).
+  if (client.max_concurrency) {
+    if (*client.max_concurrency < 1) {
+      throw flag_error("--max-concurrency", "expected the client's cap, a positive integer");
+    }
+    run.concurrency = *client.max_concurrency;
+    run.arrivals +=
+        ", at most " + std::to_string(run.concurrency) + " outstanding (--max-concurrency)";
+  } else if (config && config->max_outstanding && regenerated) {
+    run.concurrency = *config->max_outstanding;
+    run.arrivals += ", at most " + std::to_string(run.concurrency) +
+                    " outstanding (load.num_workers × load.worker_max_concurrency)";
+  }
+  in.prompts = replay_prompts(client, config);
+  return in;
+}
+
 std::string ReplayPrompts::describe() const {
   std::string s;
-  if (pool > 0) s = "a pool of " + std::to_string(pool) + " prompts";
+  if (pool > 0) s = "a pool of " + std::to_string(pool) + " prompt" + (pool == 1 ? "" : "s");
   if (groups > 0) {
     s += (s.empty() ? "" : ", ") + std::to_string(groups) + " shared system prompt" +
          (groups == 1 ? "" : "s") + " of " + std::to_string(shared_tokens) + " tokens";

@@ -47,6 +47,38 @@ struct ReplayPrompts {
   std::string describe() const;  // "" when nothing is shared
 };
 
+// What the real run's client did that its report may not record: its configuration
+// (--run-config FILE, inference-perf's), its cap on outstanding requests (--max-concurrency) and
+// what its prompts shared (--prompt-pool, --shared-prefix-prompts, --shared-prefix-tokens).
+// Unset = not given.
+struct ReplayClient {
+  std::string run_config;
+  std::optional<std::int64_t> max_concurrency;
+  std::optional<std::int64_t> prompt_pool;
+  std::optional<std::int64_t> shared_prefix_prompts;
+  std::optional<std::int64_t> shared_prefix_tokens;
+};
+
+// Registers --run-config FILE into `path`.
+void add_run_config_flag(CLI::App* command, std::string& path);
+
+// Registers the ReplayClient flags (kvsim calibrate --from-run; kvsim validate takes all but
+// --run-config among its workload flags).
+void add_replay_client_flags(CLI::App* command, ReplayClient& client);
+
+// The real run, with what its client did applied: the cap makes its replay a closed loop (the
+// run's `concurrency`, said in its `arrivals`), and `prompts` what they shared. Flags given win
+// over the configuration's values. Throws kvsim::Error at the flag or in the file, as
+// read_replay_run, and for a value out of range, --shared-prefix-prompts without its length, or
+// --run-config with a run that is not inference-perf's or a stage summary whose load cannot be
+// regenerated from its rate.
+struct ReplayInput {
+  trace::RealRun run;
+  ReplayPrompts prompts;
+};
+ReplayInput read_replay_input(const std::string& path, const ReplayFlags& flags,
+                              const ReplayClient& client);
+
 // The real run as a native trace in a temporary file (removed when this goes away); request i
 // of the run gets id i. Each prompt gets content ids of its own (one per kReplayHashTokens
 // tokens), unless `prompts` says what they shared: the prompts are distinct texts, and a warm

@@ -19,7 +19,6 @@
 #include "common/error.h"
 #include "common/format.h"
 #include "common/strings.h"
-#include "config/inference_perf_config.h"
 #include "report/json.h"
 #include "report/table.h"
 #include "trace/replay_run.h"
@@ -107,102 +106,30 @@ std::string pct(const MetricRow& m, double Stats::*field) {
   return (e >= 0 ? "+" : "") + fixed(100 * e, 1) + "%";
 }
 
-// The real run and what its client's prompts shared.
-struct RealInput {
-  trace::RealRun run;
-  ReplayPrompts prompts;
-};
-
-// What the run's prompts shared, from --prompt-pool, --shared-prefix-prompts and
-// --shared-prefix-tokens, else from the inference-perf configuration's shared_prefix data.
-ReplayPrompts replay_prompts(const WorkloadFlags& w,
-                             const std::optional<config::InferencePerfClient>& client) {
-  ReplayPrompts p;
-  const bool pool = workload_flag_given(w, "--prompt-pool");
-  const bool tokens = workload_flag_given(w, "--shared-prefix-tokens");
-  if (pool) {
-    if (w.prompt_pool < 1) {
-      throw flag_error("--prompt-pool", "expected a positive number of prompts");
-    }
-    p.pool = w.prompt_pool;
-  }
-  if (workload_flag_given(w, "--shared-prefix-prompts") && !tokens) {
-    throw flag_error("--shared-prefix-prompts", "needs --shared-prefix-tokens (their length)");
-  }
-  if (tokens) {
-    if (w.shared_prefix_tokens < 1) {
-      throw flag_error("--shared-prefix-tokens", "expected a positive number of tokens");
-    }
-    if (w.shared_prefix_prompts < 1) {
-      throw flag_error("--shared-prefix-prompts", "expected a positive number of prompts");
-    }
-    p.groups = w.shared_prefix_prompts;
-    p.shared_tokens = w.shared_prefix_tokens;
-  }
-  if (client && client->prompt_groups > 0 && !pool && !tokens) {
-    p.pool = client->prompt_groups * client->prompts_per_group;
-    p.groups = client->prompt_groups;
-    p.shared_tokens = client->system_prompt_tokens;
-    p.multi_turn = client->multi_turn;
-  }
-  return p;
-}
-
 // Checks the flags and reads the real run in its format, with its client's settings.
-RealInput read_run(const ValidateFlags& f) {
+ReplayInput read_run(const ValidateFlags& f) {
   if (!f.sim.output.format.empty()) report::parse_format(f.sim.output.format);
   if (f.run_path.empty()) {
     throw flag_error("--run", "missing required flag; expected a benchmark result file");
   }
-  if (any_workload_flag(f.sim.workload, {"--max-concurrency", "--prompt-pool",
-                                         "--shared-prefix-prompts", "--shared-prefix-tokens"})) {
+  const WorkloadFlags& w = f.sim.workload;
+  if (any_workload_flag(w, {"--max-concurrency", "--prompt-pool", "--shared-prefix-prompts",
+                            "--shared-prefix-tokens"})) {
     throw flag_error("--trace",
                      "the workload is the real run's (--run); drop the workload flags "
                      "(but --max-concurrency, --prompt-pool, --shared-prefix-prompts "
                      "and --shared-prefix-tokens, which describe its client)");
   }
-  std::optional<config::InferencePerfClient> client;
-  ReplayFlags replay = f.replay;
-  if (!f.run_config.empty()) {
-    const std::optional<trace::RunFormat> format =
-        f.replay.run_format.empty() ? trace::detect_run_format(f.run_path)
-                                    : trace::parse_run_format(f.replay.run_format);
-    if (format && *format != trace::RunFormat::kInferencePerf) {
-      throw flag_error("--run-config",
-                       "an inference-perf configuration goes with an "
-                       "inference-perf report; this run is " +
-                           std::string(trace::run_format_name(*format)));
-    }
-    client = config::read_inference_perf_config(f.run_config);
-    if (replay.run_arrival.empty() && client->load_type == "poisson") {
-      replay.run_arrival = "poisson";
-    }
-  }
-  RealInput in;
-  in.run = read_replay_run(f.run_path, replay);
-  trace::RealRun& run = in.run;
-  const bool regenerated = run.arrivals_from_rate();
-  if (client && regenerated && client->load_type != "constant" && client->load_type != "poisson") {
-    throw flag_error("--run-config", "load.type " + client->load_type +
-                                         ": a stage summary of this load cannot be regenerated "
-                                         "from its rate; replay the per-request report");
-  }
-  // The client's cap on outstanding requests where the run does not record it (inference-perf:
-  // num_workers × worker_max_concurrency, from --run-config or --max-concurrency).
-  if (workload_flag_given(f.sim.workload, "--max-concurrency")) {
-    if (f.sim.workload.max_concurrency < 1) {
-      throw flag_error("--max-concurrency", "expected the client's cap, a positive integer");
-    }
-    run.concurrency = f.sim.workload.max_concurrency;
-    run.arrivals +=
-        ", at most " + std::to_string(run.concurrency) + " outstanding (--max-concurrency)";
-  } else if (client && client->max_outstanding && regenerated) {
-    run.concurrency = *client->max_outstanding;
-    run.arrivals += ", at most " + std::to_string(run.concurrency) +
-                    " outstanding (load.num_workers × load.worker_max_concurrency)";
-  }
-  in.prompts = replay_prompts(f.sim.workload, client);
-  return in;
+  ReplayClient client;
+  client.run_config = f.run_config;
+  const auto given = [&w](const char* name, std::int64_t value) {
+    return workload_flag_given(w, name) ? std::optional<std::int64_t>(value) : std::nullopt;
+  };
+  client.max_concurrency = given("--max-concurrency", w.max_concurrency);
+  client.prompt_pool = given("--prompt-pool", w.prompt_pool);
+  client.shared_prefix_prompts = given("--shared-prefix-prompts", w.shared_prefix_prompts);
+  client.shared_prefix_tokens = given("--shared-prefix-tokens", w.shared_prefix_tokens);
+  return read_replay_input(f.run_path, f.replay, client);
 }
 
 // Real against simulated: the latency rows and the throughputs.
@@ -361,7 +288,7 @@ std::string validate_csv(const std::vector<MetricRow>& rows) {
 }
 
 void run_validate(const ValidateFlags& f) {
-  const RealInput in = read_run(f);
+  const ReplayInput in = read_run(f);
   const trace::RealRun& run = in.run;
   const ReplayPrompts& prompts = in.prompts;
   const TempTrace temp(run, prompts);
@@ -388,12 +315,7 @@ void register_validate(CLI::App& app) {
                       "The real run: vLLM benchmark_serving --save-result JSON, requests.jsonl, "
                       "a DistServe .exp file, an aiperf profile_export.jsonl or an "
                       "inference-perf lifecycle report (per-request, or one stage's summary)");
-  command->add_option("--run-config", flags->run_config,
-                      "inference-perf report: the run's configuration (its results folder's "
-                      "config.yaml): load.type gives --run-arrival, num_workers x "
-                      "worker_max_concurrency --max-concurrency (a stage summary's regenerated "
-                      "arrivals), shared_prefix data --prompt-pool and --shared-prefix-*; flags "
-                      "given win");
+  add_run_config_flag(command, flags->run_config);
   add_replay_flags(command, flags->replay);
   command->callback([flags] { run_validate(*flags); });
 }

@@ -153,3 +153,40 @@ TEST_CASE("kvsim calibrate --from-run recovers a front end's latency kvsim simul
   CHECK(Json::parse(again.out)["inputs"]["serving"]["frontend_latency_us"].get<double>() ==
         Approx(20000).epsilon(0.05));
 }
+
+TEST_CASE("kvsim calibrate --from-run: what the run's client did (cap, prompt pool)",
+          "[cli][calibrate][overhead]") {
+  // The same run fitted as distinct prompts and as one prompt sent six times: on a vLLM V1
+  // server (prefix caching on) the repeats hit the cache, so the replay before the fit prefills
+  // less and its TTFT is lower.
+  const std::string dir = temp_dir();
+  const std::string run = write_temp_file(dir, "run.jsonl", kRun);
+  const std::vector<std::string> base = {"calibrate", "--from-run", run,         "--model",
+                                         "opt-13b",   "--gpu",      "a100-80gb", "--rounds",
+                                         "1",         "--format",   "json"};
+  const auto distinct = run_kvsim(base);
+  REQUIRE(distinct.exit_code == 0);
+  const Json d = Json::parse(distinct.out);
+  CHECK(d["inputs"]["runs"][0]["prompts"] == "distinct");
+  CHECK(d["inputs"]["runs"][0]["concurrency"].is_null());
+  std::vector<std::string> args = base;
+  args.insert(args.end(), {"--prompt-pool", "1", "--max-concurrency", "2"});
+  const auto pooled = run_kvsim(args);
+  REQUIRE(pooled.exit_code == 0);
+  const Json p = Json::parse(pooled.out);
+  const Json& r = p["inputs"]["runs"][0];
+  CHECK(r["prompts"] == "a pool of 1 prompt");
+  CHECK(r["concurrency"] == 2);
+  CHECK(r["arrivals"].get<std::string>().find("at most 2 outstanding (--max-concurrency)") !=
+        std::string::npos);
+  CHECK(p["validation"]["ttft"]["before"]["mean_error_pct"].get<double>() <
+        d["validation"]["ttft"]["before"]["mean_error_pct"].get<double>());
+  // The client's flags belong to --from-run; a run of another benchmark has no inference-perf
+  // configuration.
+  const auto stray =
+      run_kvsim({"calibrate", "--from", "x.csv", "--gpu", "a100-80gb", "--prompt-pool", "3"});
+  kvsim::test::check_one_error(stray, {"--prompt-pool", "--from-run"});
+  std::vector<std::string> config = base;
+  config.insert(config.end(), {"--run-config", dir + "/config.yaml"});
+  kvsim::test::check_one_error(run_kvsim(config), {"--run-config", "inference-perf report"});
+}

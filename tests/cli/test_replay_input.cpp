@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "cli/replay_input.h"
+#include "common/error.h"
+#include "test_util.h"
 #include "trace/request.h"
 #include "trace/workload.h"
 
@@ -71,4 +73,51 @@ TEST_CASE("replayed prompts: distinct by default, a pool's repeats and shared sy
   CHECK(h[2][2] != h[0][2]);  // then their own text
   CHECK(h[1][0] != h[0][0]);  // prompt 1: system prompt 1
   CHECK(h[2].size() == 4);    // 70 tokens: four full blocks
+}
+
+TEST_CASE("read_replay_input: the client's cap and prompts, flags checked", "[cli][replay]") {
+  const std::string dir = kvsim::test::temp_dir();
+  const std::string run = kvsim::test::write_temp_file(
+      dir, "run.jsonl",
+      R"({"arrival_time_s": 0.0, "input_tokens": 100, "output_tokens": 20, "first_token_time": 0.06, "end_time": 0.70}
+{"arrival_time_s": 0.5, "input_tokens": 80, "output_tokens": 10, "first_token_time": 0.56, "end_time": 0.90}
+)");
+  const cli::ReplayInput plain = cli::read_replay_input(run, {}, {});
+  CHECK(plain.run.requests.size() == 2);
+  CHECK(plain.run.concurrency == 0);
+  CHECK(plain.prompts.describe().empty());
+
+  cli::ReplayClient client;
+  client.max_concurrency = 3;
+  client.prompt_pool = 1;
+  client.shared_prefix_tokens = 32;  // one system prompt when their number is not given
+  const cli::ReplayInput in = cli::read_replay_input(run, {}, client);
+  CHECK(in.run.concurrency == 3);
+  CHECK(in.run.arrivals.size() > plain.run.arrivals.size());
+  CHECK(in.run.arrivals.substr(plain.run.arrivals.size()) ==
+        ", at most 3 outstanding (--max-concurrency)");
+  CHECK(in.prompts.describe() == "a pool of 1 prompt, 1 shared system prompt of 32 tokens");
+
+  const auto fails = [&run](cli::ReplayClient c, const std::string& what) {
+    try {
+      (void)cli::read_replay_input(run, {}, c);
+      FAIL("accepted: " << what);
+    } catch (const kvsim::Error& e) {
+      CHECK(std::string(e.what()).find(what) != std::string::npos);
+    }
+  };
+  cli::ReplayClient bad;
+  bad.max_concurrency = 0;
+  fails(bad, "--max-concurrency: expected the client's cap");
+  bad = {};
+  bad.prompt_pool = 0;
+  fails(bad, "--prompt-pool: expected a positive number");
+  bad = {};
+  bad.shared_prefix_prompts = 2;
+  fails(bad, "--shared-prefix-prompts: needs --shared-prefix-tokens");
+  bad.shared_prefix_tokens = 0;
+  fails(bad, "--shared-prefix-tokens: expected a positive number");
+  bad = {};
+  bad.run_config = dir + "/config.yaml";  // never read: the run is not inference-perf's
+  fails(bad, "--run-config: an inference-perf configuration goes with an inference-perf report");
 }
