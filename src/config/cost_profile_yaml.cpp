@@ -236,6 +236,8 @@ model::CostProfile parse_cost_profile(MapReader& section) {
       section.optional_double("context_token_overhead_us", 0, 1e6).value_or(0) * 1e-6;
   profile.frontend_latency_s =
       section.optional_double("frontend_latency_us", 0, 1e7).value_or(0) * 1e-6;
+  profile.eager_layer_host_s =
+      section.optional_double("eager_layer_host_us", 0, 1e6).value_or(0) * 1e-6;
   if (auto ops = section.optional_map("op_classes")) {
     for (const std::string& name : ops->keys()) {
       MapReader op = ops->get_map(name);
@@ -299,6 +301,8 @@ std::string emit_cost_profile_yaml(const model::CostProfile& profile, int indent
   }
   if (profile.frontend_latency_s != 0)
     out += pad + "frontend_latency_us: " + num(profile.frontend_latency_s * 1e6) + "\n";
+  if (profile.eager_layer_host_s != 0)
+    out += pad + "eager_layer_host_us: " + num(profile.eager_layer_host_s * 1e6) + "\n";
   out += pad + "op_classes:\n";
   for (const auto& [name, op] : profile.op_classes) {
     out.append(pad).append("  ").append(name);

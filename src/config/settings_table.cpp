@@ -407,9 +407,23 @@ const Setting kSettings[] = {
      .grid_axis = true,
      .apply = [](Scenario& s,
                  const SettingValue& v) { s.sim.scheduler.cuda_graph_max_size = v.integer; }},
+    {.path = "serving.cudagraph_mode",
+     .flag = "--cudagraph-mode",
+     .help = "vllm-v1: which steps replay a CUDA graph, {choices} (vLLM's compilation-config "
+             "cudagraph_mode; default FULL_AND_PIECEWISE from --vllm-version 0.11, PIECEWISE "
+             "before). A step without one (FULL_DECODE_ONLY: any step with a prefill; every "
+             "mode: a step above --cuda-graph-sizes) is not padded and lasts at least the GPU "
+             "profile's eager_layer_host_us per layer",
+     .type = SettingType::kChoice,
+     .choices = sim::cuda_graph_mode_names,
+     .apply =
+         [](Scenario& s, const SettingValue& v) {
+           s.sim.scheduler.cuda_graph_mode = *sim::parse_cuda_graph_mode(v.text);
+         }},
     {.path = "serving.enforce_eager",
      .flag = "--enforce-eager",
-     .help = "vllm-v1: no CUDA graphs, so steps are not padded (vLLM's --enforce-eager)",
+     .help = "vllm-v1: no CUDA graphs (vLLM's --enforce-eager): steps are not padded and last "
+             "at least the GPU profile's eager_layer_host_us per layer",
      .type = SettingType::kBool,
      .apply = [](Scenario& s, const SettingValue& v) { s.enforce_eager = v.on; }},
     {.path = "serving.async_scheduling",

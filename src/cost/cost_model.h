@@ -50,6 +50,9 @@ struct StepBatch {
   // by the token-wise layers (GEMMs, norms, all-reduce, MoE), not by attention or the LM head.
   // Only a batch with tokens is padded.
   std::int64_t num_padding_tokens = 0;
+  // The step runs without a CUDA graph, its kernels issued one by one by the host: it lasts at
+  // least the profile's eager_layer_host_us × the layers this GPU runs.
+  bool eager = false;
   // Data parallelism of an MoE model (model/expert_parallel.h): the tokens, padding included, that
   // every data-parallel rank of the step feeds its MoE layers together; the routed experts of
   // this GPU compute their share of them, and the ranks exchange hidden states for them. 0: this

@@ -254,6 +254,7 @@ double RooflineCostModel::Plan::run(const StepBatch& batch, OpAcc* acc, double* 
   token_ops(*this, acc, g, batch, Pass::kAll);
   double total = 0;
   for (int i = 0; i < kNumOps; ++i) total += acc[i].time_s;
+  if (batch.eager) total = std::max(total, eager_host_s);
   const double cpu = exposed_overhead(*this, total, cpu_overhead(*this, g));
   if (overhead != nullptr) *overhead = cpu;
   return total + cpu;
@@ -280,6 +281,7 @@ double RooflineCostModel::Plan::seconds(const StepBatch& batch) const {
   for (int i = 0; i < kNumOps; ++i) {
     total += is_attention_op(i) ? att[i].time_s : e.time_s[static_cast<std::size_t>(i)];
   }
+  if (batch.eager) total = std::max(total, eager_host_s);
   return total + exposed_overhead(*this, total, cpu_overhead(*this, g));
 }
 
@@ -297,6 +299,12 @@ StepCost RooflineCostModel::breakdown(const StepBatch& batch) const {
     if (acc[i].time_s <= 0) continue;
     cost.ops.push_back(OpCost{kOpNames[static_cast<std::size_t>(i)], acc[i].time_s, acc[i].flops,
                               acc[i].bytes, acc[i].compute_bound_s * 2.0 > acc[i].time_s});
+  }
+  // A step without a CUDA graph that its kernels' issue outlasts: the GPU waits for the host.
+  double kernels = 0;
+  for (const OpCost& op : cost.ops) kernels += op.time_s;
+  if (const double wait = cost.time_s - overhead - kernels; batch.eager && wait > 0) {
+    cost.ops.push_back(OpCost{"eager_launch_wait", wait, 0.0, 0.0, false});
   }
   cost.ops.push_back(OpCost{"step_overhead", overhead, 0.0, 0.0, false});
   return cost;

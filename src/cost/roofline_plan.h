@@ -164,6 +164,7 @@ struct RooflineCostModel::Plan {
   double prefill_token_overhead_s = 0;  // per prompt token computed in the step
   double context_token_overhead_s = 0;  // per context token of the step's sequences
   bool overlap_overhead = false;        // async scheduling: a step is max(GPU, host), not the sum
+  double eager_host_s = 0;  // a step without a CUDA graph lasts at least this (its layers issued)
   double pcie_bandwidth = 0;
   double quant_peak_flops = 0;           // peak of the quantized GEMMs' compute dtype
   model::OpClassProfile quant_gemm_cls;  // their efficiencies (the profile's curve for that dtype)

@@ -99,6 +99,13 @@ struct CostProfile {
   // simulator delays each request's arrival at the scheduler by it. Default 0: only a fit from a
   // real run (kvsim calibrate --from-run) sets it.
   double frontend_latency_s = 0;
+  // Host time per layer to issue a step's kernels one by one, s: a step that runs without a CUDA
+  // graph (vLLM's --enforce-eager, a step above the largest capture size, a prefill under
+  // cudagraph_mode FULL_DECODE_ONLY) cannot end before the host has issued its layers' kernels,
+  // so it lasts at least layers × this (kernels launch asynchronously: the GPU's time hides it up
+  // to there). A property of the GPU's kernel stack (how many kernels a layer is and what each
+  // launch costs the host). Default 0: not modelled unless the profile has it.
+  double eager_layer_host_s = 0;
   std::vector<MeasuredTable> tables;  // exact-shape measurements; empty for datasheet profiles
 };
 

@@ -47,6 +47,10 @@ bool vllm_sampler_sorts(const VllmRelease& release) {
   return release.minor >= kFirstSortingVllmMinor;
 }
 
+bool vllm_full_decode_graphs_default(const VllmRelease& release) {
+  return release.minor >= kFirstFullAndPiecewiseVllmMinor;
+}
+
 bool vllm_async_scheduling_default(const VllmRelease& release,
                                    std::int64_t pipeline_parallel_size) {
   return release.minor >= kFirstAsyncSchedulingVllmMinor && pipeline_parallel_size == 1;

@@ -70,6 +70,7 @@ void add_sim_serving_json(Json& serving, const sim::SimOptions& o) {
   if (o.scheduler.kind == sim::SchedulerKind::kVllmV1) {
     // The largest CUDA-graph capture size (0: eager).
     serving["cuda_graph_max_size"] = o.scheduler.cuda_graph_max_size;
+    serving["cudagraph_mode"] = std::string(sim::cuda_graph_mode_name(o.scheduler.cuda_graph_mode));
   }
   serving["preemption"] = std::string(sim::preemption_name(o.scheduler.preemption));
   serving["swap_space_bytes"] = o.scheduler.swap_space_bytes;

@@ -276,7 +276,14 @@ void apply_engine_defaults(const config::Scenario& s, const Deployment& d, sim::
                                                        : sim::SchedulerKind::kVllm;
   }
   if (so.kind != sim::SchedulerKind::kVllmV1) {
+    if (given("serving.cudagraph_mode")) {
+      throw flag_error("--cudagraph-mode",
+                       "CUDA-graph modes are vLLM V1's (--scheduler vllm-v1); this run's scheduler "
+                       "is " +
+                           std::string(sim::scheduler_name(so.kind)));
+    }
     so.cuda_graph_max_size = 0;  // V0-era engines: not modelled
+    so.cuda_graph_mode = sim::CudaGraphMode::kNotModelled;
     return;
   }
   const model::VllmSchedulerDefaults serve =
@@ -295,9 +302,18 @@ void apply_engine_defaults(const config::Scenario& s, const Deployment& d, sim::
   if (!given("serving.enable_prefix_caching")) sim.enable_prefix_caching = !stateful;
   if (!given("serving.watermark")) watermark = 0;
   if (s.enforce_eager) {
+    if (given("serving.cudagraph_mode") && so.cuda_graph_mode != sim::CudaGraphMode::kNone) {
+      throw flag_error("--cudagraph-mode", "--enforce-eager captures no graph; drop one of them");
+    }
     so.cuda_graph_max_size = 0;
+    so.cuda_graph_mode = sim::CudaGraphMode::kNone;
   } else if (!given("serving.cuda_graph_sizes")) {
     so.cuda_graph_max_size = sim::default_cuda_graph_max_size(so.max_num_seqs);
+  }
+  if (!given("serving.cudagraph_mode") && !s.enforce_eager) {
+    so.cuda_graph_mode = model::vllm_full_decode_graphs_default(d.vllm_release)
+                             ? sim::CudaGraphMode::kFullAndPiecewise
+                             : sim::CudaGraphMode::kPiecewise;
   }
 }
 

@@ -71,15 +71,15 @@ bool Replica::begin_fast_forward(TimeNs now, TimeNs horizon, bool finishes) {
     ++ff_.first_gaps.back().second;
   }
   // Nothing is set up for a run whose first step would not end first.
-  const std::int64_t padding = padding_rows(n);
-  const TimeNs first_ns = decode_step_ns(n, context, padding);
+  const GraphRun graph = graph_run(n, true);
+  const TimeNs first_ns = decode_step_ns(n, context, graph);
   if (first_ns >= horizon - now) return false;
   ff_.active = true;
   ff_.launch = false;
   ff_.in_flight = false;
   ff_.num_seqs = n;
   ff_.context_tokens = context;
-  ff_.padding_tokens = padding;
+  ff_.graph = graph;
   ff_.first_step_ns = first_ns;
   ff_.steps_left = steps;
   ff_.steps = 0;
@@ -108,11 +108,12 @@ bool Replica::begin_fast_forward(TimeNs now, TimeNs horizon, bool finishes) {
   return true;
 }
 
-TimeNs Replica::decode_step_ns(std::int64_t n, std::int64_t context, std::int64_t padding) const {
+TimeNs Replica::decode_step_ns(std::int64_t n, std::int64_t context, const GraphRun& graph) const {
   cost::StepBatch batch;
   batch.decode_totals = cost::DecodeTotals{n, context};
   batch.num_sampling = n;
-  batch.num_padding_tokens = padding;
+  batch.num_padding_tokens = graph.padding_tokens;
+  batch.eager = graph.eager;
   const TimeNs compute_ns = cost_model_->step_time(batch);
   KVSIM_ASSERT(compute_ns >= 0, "step times are non-negative");
   return std::max<TimeNs>(1, compute_ns);  // as start_step: time always moves forward
@@ -161,9 +162,8 @@ std::optional<TimeNs> Replica::advance_decode_step(TimeNs horizon, TimeNs stradd
   ff_.launch = false;
   if (ff_.steps_left == 0 || ff_.num_seqs == 0) return std::nullopt;
   const std::int64_t k = ff_.steps;
-  const TimeNs step_ns = k == 0
-                             ? ff_.first_step_ns
-                             : decode_step_ns(ff_.num_seqs, ff_.context_tokens, ff_.padding_tokens);
+  const TimeNs step_ns =
+      k == 0 ? ff_.first_step_ns : decode_step_ns(ff_.num_seqs, ff_.context_tokens, ff_.graph);
   const TimeNs start = now_;
   KVSIM_ASSERT(horizon >= start, "the horizon is not in the past");
   if (step_ns >= horizon - start) {
@@ -274,7 +274,7 @@ void Replica::finish_due() {
     ff_.num_seqs -= 1;
     ff_.context_tokens -= r.computed;
   }
-  ff_.padding_tokens = padding_rows(ff_.num_seqs);
+  ff_.graph = graph_run(ff_.num_seqs, true);
   // As finish_step: the running list drops them (order kept), then each releases its KV and
   // ends, in running order.
   std::erase_if(running_, [this](RequestPool::Slot s) {

@@ -26,6 +26,8 @@ constexpr std::string_view kSchedulerNames[] = {"vllm", "chunked-prefill", "stat
 constexpr std::string_view kPreemptionNames[] = {"recompute", "swap"};
 constexpr std::string_view kRouterNames[] = {"round-robin", "least-outstanding", "least-kv",
                                              "prefix-aware"};
+constexpr std::string_view kCudaGraphModeNames[] = {
+    "", "NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE"};
 
 Error flag_error(const std::string& flag, const std::string& message) {
   return Error(ErrorLocation{"", 0, 0, flag}, message);
@@ -60,6 +62,18 @@ std::optional<PreemptionMode> parse_preemption(std::string_view name) {
 std::optional<RouterKind> parse_router(std::string_view name) {
   return find_name<RouterKind>(name, kRouterNames);
 }
+std::string_view cuda_graph_mode_name(CudaGraphMode mode) {
+  return kCudaGraphModeNames[static_cast<int>(mode)];
+}
+std::vector<std::string> cuda_graph_mode_names() {
+  std::vector<std::string> names = all_names(kCudaGraphModeNames);
+  names.erase(names.begin());  // kNotModelled
+  return names;
+}
+std::optional<CudaGraphMode> parse_cuda_graph_mode(std::string_view name) {
+  if (name.empty()) return std::nullopt;
+  return find_name<CudaGraphMode>(name, kCudaGraphModeNames);
+}
 
 std::int64_t effective_max_num_batched_tokens(const SchedulerOptions& options) {
   if (options.max_num_batched_tokens > 0) return options.max_num_batched_tokens;
@@ -88,6 +102,34 @@ std::int64_t cuda_graph_padded_tokens(std::int64_t tokens, std::int64_t max_size
 
 std::int64_t default_cuda_graph_max_size(std::int64_t max_num_seqs) {
   return std::min<std::int64_t>(2 * max_num_seqs, 512);
+}
+
+GraphRun cuda_graph_run(std::int64_t tokens, bool decode_only, const SchedulerOptions& so) {
+  const std::int64_t largest =
+      std::min(so.cuda_graph_max_size, effective_max_num_batched_tokens(so));
+  switch (so.cuda_graph_mode) {
+    case CudaGraphMode::kNotModelled:  // padded up to the capture size, never eager
+      if (so.cuda_graph_max_size <= 0 || tokens > largest) return {};
+      return {cuda_graph_padded_tokens(tokens, so.cuda_graph_max_size,
+                                       effective_max_num_batched_tokens(so)) -
+                  tokens,
+              false};
+    case CudaGraphMode::kNone:
+      return {0, true};
+    case CudaGraphMode::kFullDecodeOnly:
+      if (!decode_only) return {0, true};
+      break;
+    case CudaGraphMode::kPiecewise:
+    case CudaGraphMode::kFull:
+    case CudaGraphMode::kFullAndPiecewise:
+      break;
+  }
+  // Above the largest capture size (or with none) the step runs eagerly, as it is.
+  if (so.cuda_graph_max_size <= 0 || tokens > largest) return {0, true};
+  return {cuda_graph_padded_tokens(tokens, so.cuda_graph_max_size,
+                                   effective_max_num_batched_tokens(so)) -
+              tokens,
+          false};
 }
 
 namespace {

@@ -31,6 +31,22 @@ enum class RouterKind : std::uint8_t {
   kPrefixAware,       // longest cached prefix (approximate index), else least outstanding
 };
 
+// vLLM V1's compilation-config cudagraph_mode: which steps replay a captured CUDA graph (up to
+// the largest capture size) and which run eagerly, their kernels issued one by one.
+enum class CudaGraphMode {
+  kNotModelled,       // graphs padded up to cuda_graph_max_size, no step eager (V0-era engines: 0)
+  kNone,              // --enforce-eager: every step eager
+  kPiecewise,         // every step up to the capture size (attention outside the graph)
+  kFull,              // every step up to the capture size, whole
+  kFullDecodeOnly,    // decode-only steps up to the capture size; steps with prefill eager
+  kFullAndPiecewise,  // decode-only steps whole, the others piecewise (vLLM's default from 0.11)
+};
+
+// vLLM's names ("FULL_AND_PIECEWISE"); kNotModelled is "" and not among the settable names.
+std::string_view cuda_graph_mode_name(CudaGraphMode mode);
+std::vector<std::string> cuda_graph_mode_names();
+std::optional<CudaGraphMode> parse_cuda_graph_mode(std::string_view name);
+
 struct SchedulerOptions {
   SchedulerKind kind = SchedulerKind::kVllm;
   // Most sequences running on one replica at once (vLLM --max-num-seqs).
@@ -59,6 +75,7 @@ struct SchedulerOptions {
   // graph captured for the next capture size (cuda_graph_padded_tokens), so its token-wise
   // layers compute the padding rows too. 0 = no graphs (eager, or a V0-era engine).
   std::int64_t cuda_graph_max_size = 0;
+  CudaGraphMode cuda_graph_mode = CudaGraphMode::kNotModelled;
   // vllm-v1 with --async-scheduling: the engine decides step k+1's batch as soon as it has
   // launched step k, so a request that arrives while a step is in flight misses the batch
   // already decided and is first scheduled in the step after it (Replica::enqueue). An engine
@@ -145,6 +162,14 @@ std::int64_t cuda_graph_padded_tokens(std::int64_t tokens, std::int64_t max_size
                                       std::int64_t max_num_batched_tokens);
 // vLLM 0.10's default largest capture size: min(2 × max_num_seqs, 512).
 std::int64_t default_cuda_graph_max_size(std::int64_t max_num_seqs);
+
+// How a step of `tokens` tokens runs under `so`'s graphs: padded to its capture size, or eagerly
+// (not padded).
+struct GraphRun {
+  std::int64_t padding_tokens = 0;
+  bool eager = false;
+};
+GraphRun cuda_graph_run(std::int64_t tokens, bool decode_only, const SchedulerOptions& so);
 
 // Throws kvsim::Error naming the flag (e.g. "--max-num-seqs") for an out-of-range option:
 // non-positive counts, a vllm token budget below max_model_len, a percentile outside (0, 100].

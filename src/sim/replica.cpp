@@ -211,12 +211,15 @@ std::optional<TimeNs> Replica::start_step(TimeNs now) {
   refresh_accounting();
   if (plan_.num_items() == 0) return std::nullopt;
 
-  const std::int64_t padding = padding_rows(plan_.num_tokens());
+  const bool decode_only = std::none_of(
+      plan_.items().begin(), plan_.items().end(),
+      [](const StepItem& i) { return !i.canceled && i.kind == StepItemKind::kPrefill; });
+  const GraphRun graph = graph_run(plan_.num_tokens(), decode_only);
   const cost::StepBatch& batch = plan_.build_batch(
       [this](const StepItem& item) {
         return item.context_tokens + item.num_tokens == request(item.request).prefill_target;
       },
-      padding);
+      graph);
   // A pipeline books the batch on its stages after the swap-out copy (sim/pipeline_clock.h).
   // A lockstep rank's step is priced by the simulator with the other ranks' (its end unused).
   const TimeNs compute_ns = lockstep_ ? 0
@@ -236,11 +239,8 @@ std::optional<TimeNs> Replica::start_step(TimeNs now) {
   return now + step_ns;
 }
 
-std::int64_t Replica::padding_rows(std::int64_t n) const {
-  const SchedulerOptions& so = options_.scheduler;
-  if (so.cuda_graph_max_size <= 0) return 0;
-  return cuda_graph_padded_tokens(n, so.cuda_graph_max_size, effective_max_num_batched_tokens(so)) -
-         n;
+GraphRun Replica::graph_run(std::int64_t n, bool decode_only) const {
+  return cuda_graph_run(n, decode_only, options_.scheduler);
 }
 
 void Replica::finish_step(TimeNs now) {

@@ -307,13 +307,13 @@ class Replica {
     bool active = false;
     std::int64_t num_seqs = 0;        // running, every one decoding
     std::int64_t context_tokens = 0;  // Σ computed over running, now
-    std::int64_t padding_tokens = 0;  // CUDA-graph rows of a step of num_seqs tokens
-    std::int64_t steps_left = 0;      // steps before the first that must be ordinary
-    std::int64_t steps = 0;           // steps advanced so far
-    TimeNs first_step_ns = 0;         // step 0's time (priced by begin_fast_forward)
-    bool launch = false;              // the next step is to run in flight (advance_decode_step)
-    bool in_flight = false;           // it runs: its end is an event
-    TimeNs launch_ns = 0;             // its time
+    GraphRun graph;  // how a step of num_seqs tokens runs: its CUDA-graph rows, or eagerly
+    std::int64_t steps_left = 0;  // steps before the first that must be ordinary
+    std::int64_t steps = 0;       // steps advanced so far
+    TimeNs first_step_ns = 0;     // step 0's time (priced by begin_fast_forward)
+    bool launch = false;          // the next step is to run in flight (advance_decode_step)
+    bool in_flight = false;       // it runs: its end is an event
+    TimeNs launch_ns = 0;         // its time
     memory::ByteAccounting from_allocator;  // the allocator's, as of its last call
     // The requests' events, in rings of buckets by step modulo the ring size R (a power of two
     // above how far ahead any grow can be, a block's slots, and at least kMinRing): grows[step &
@@ -339,9 +339,9 @@ class Replica {
   std::optional<TimeNs> launch_in_flight(TimeNs now);
   void land_in_flight(TimeNs now);
   // The time of a pure-decode step of n requests holding `context` tokens (totals).
-  TimeNs decode_step_ns(std::int64_t n, std::int64_t context, std::int64_t padding) const;
-  // CUDA-graph rows a step of n tokens adds (0 without graphs).
-  std::int64_t padding_rows(std::int64_t n) const;
+  TimeNs decode_step_ns(std::int64_t n, std::int64_t context, const GraphRun& graph) const;
+  // How a step of n tokens runs (sim::cuda_graph_run): the CUDA-graph rows it adds, or eagerly.
+  GraphRun graph_run(std::int64_t n, bool decode_only) const;
   // Brings request `pos`'s counters to the start of fast-forward step `step`.
   void sync_fast_forward(std::uint32_t pos, std::int64_t step);
   // Moves the events of `kind` at step `step` into ff_.due (running order).

@@ -523,12 +523,14 @@ void Simulator::start_lockstep_step(EnginePool& pool, std::size_t group, TimeNs 
   // Each rank forms its batch as it would alone.
   std::int64_t max_tokens = 0;
   bool any = false;
+  bool eager = false;  // one rank without its CUDA graph: every rank runs eagerly (vLLM agrees)
   for (std::int64_t r = 0; r < dp; ++r) {
     Replica& rep = *replicas_[first + static_cast<std::size_t>(r)];
     KVSIM_ASSERT(!rep.busy(), "the ranks of a lockstep group are idle together");
     if (rep.start_step(now)) {
       any = true;
       max_tokens = std::max(max_tokens, cost::batch_tokens(rep.plan().batch()));
+      eager = eager || rep.plan().batch().eager;
     }
   }
   if (!any) return;
@@ -544,6 +546,7 @@ void Simulator::start_lockstep_step(EnginePool& pool, std::size_t group, TimeNs 
     cost::StepBatch& b = dp_batches_[static_cast<std::size_t>(r)];
     b = rep.busy() ? rep.plan().batch() : dummy;
     if (pad) b.num_padding_tokens += max_tokens - cost::batch_tokens(b);
+    b.eager = eager;
     group_tokens += cost::batch_tokens(b);
   }
   // The step lasts as long as the slowest rank's (its swap-out copy first).

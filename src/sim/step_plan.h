@@ -7,6 +7,7 @@
 
 #include "common/units.h"
 #include "cost/cost_model.h"
+#include "sim/options.h"
 #include "sim/request.h"
 
 namespace kvsim::sim {
@@ -41,9 +42,9 @@ class StepPlan {
 
   // The cost model's view, built from the live items by build_batch(). `prefill_done(i)` says
   // whether live prefill item i completes its request's prefill (it then samples a token).
-  // `padding_tokens`: rows a CUDA graph adds (cost::StepBatch::num_padding_tokens).
+  // `graph`: rows a CUDA graph adds (cost::StepBatch::num_padding_tokens), or an eager step.
   template <typename PrefillDone>
-  const cost::StepBatch& build_batch(PrefillDone prefill_done, std::int64_t padding_tokens = 0);
+  const cost::StepBatch& build_batch(PrefillDone prefill_done, const GraphRun& graph = {});
   // The batch the last build_batch() built (its spans point into this plan until clear()).
   const cost::StepBatch& batch() const { return batch_; }
 
@@ -59,8 +60,7 @@ class StepPlan {
 };
 
 template <typename PrefillDone>
-const cost::StepBatch& StepPlan::build_batch(PrefillDone prefill_done,
-                                             std::int64_t padding_tokens) {
+const cost::StepBatch& StepPlan::build_batch(PrefillDone prefill_done, const GraphRun& graph) {
   prefills_.clear();
   decode_contexts_.clear();
   std::int64_t sampling = 0;
@@ -77,7 +77,8 @@ const cost::StepBatch& StepPlan::build_batch(PrefillDone prefill_done,
   batch_.prefills = prefills_;
   batch_.decode_context_tokens = decode_contexts_;
   batch_.num_sampling = sampling;
-  batch_.num_padding_tokens = padding_tokens;
+  batch_.num_padding_tokens = graph.padding_tokens;
+  batch_.eager = graph.eager;
   return batch_;
 }
 

@@ -181,3 +181,17 @@ TEST_CASE("cost_model: overhead terms out of range are located errors",
       Catch::Contains("gpu.yaml:2") && Catch::Contains("fitted_overheads") &&
           Catch::Contains("step_overhead_us"));
 }
+
+TEST_CASE("cost_model: eager_layer_host_us round-trips, absent (0) by default", "[config][cost]") {
+  const auto absent = parse("cost_model:\n  op_classes: {}\n");
+  CHECK(absent.eager_layer_host_s == 0);
+  CHECK(config::emit_cost_profile_yaml(absent, 2).find("eager_layer_host_us") == std::string::npos);
+  const auto p = parse("cost_model:\n  eager_layer_host_us: 850\n  op_classes: {}\n");
+  CHECK(p.eager_layer_host_s == Approx(850e-6));
+  const std::string emitted = config::emit_cost_profile_yaml(p, 2);
+  CHECK(emitted.find("  eager_layer_host_us: 850\n") != std::string::npos);
+  CHECK(parse("cost_model:\n" + emitted).eager_layer_host_s == Approx(850e-6));
+  // Out of range: located.
+  CHECK_THROWS_WITH(parse("cost_model:\n  eager_layer_host_us: -1\n  op_classes: {}\n"),
+                    Catch::Matchers::Contains("eager_layer_host_us"));
+}

@@ -761,3 +761,43 @@ TEST_CASE("Memoized step times equal the whole computation, bit for bit, model b
   CHECK(models[0].step_time(b) > h100);
   CHECK(models[0].step_time(b) == seconds_to_ns(models[0].breakdown(b).time_s));
 }
+
+TEST_CASE("A step without a CUDA graph lasts at least its layers' host issue time",
+          "[cost][overhead]") {
+  model::HardwareSpec base = test::h100_sxm();
+  base.cost.step_overhead_s = 0;
+  model::HardwareSpec eager_host = base;
+  eager_host.cost.eager_layer_host_s = 1e-3;  // 1 ms per layer: 80 ms for Llama-3-70B's 80
+  const cost::RooflineCostModel plain(test::llama3_70b(), base, {});
+  const cost::RooflineCostModel host(test::llama3_70b(), eager_host, {});
+  cost::StepBatch decode;
+  decode.decode_context_tokens = kMixedContexts;
+  decode.num_sampling = 3;
+  const double gpu_s = plain.breakdown(decode).time_s;
+  REQUIRE(gpu_s < 0.08);
+  // Under a graph the host cost is not there; eager, the step waits for the host's 80 ms.
+  CHECK(host.step_time(decode) == plain.step_time(decode));
+  decode.eager = true;
+  CHECK(std::llabs(host.step_time(decode) - seconds_to_ns(0.08)) <= 1);
+  const cost::StepCost c = host.breakdown(decode);
+  CHECK(c.time_s == Approx(0.08).epsilon(1e-12));
+  REQUIRE(c.ops.size() >= 2);
+  CHECK(c.ops[c.ops.size() - 2].name == "eager_launch_wait");
+  CHECK(c.ops[c.ops.size() - 2].time_s == Approx(0.08 - gpu_s).epsilon(1e-9));
+  // Without the profile's term, eager costs nothing more (the default: not modelled).
+  CHECK(plain.step_time(decode) == seconds_to_ns(gpu_s));
+  // A step whose GPU time outlasts the host's: its own time (a 16,384-token prefill on one GPU).
+  const std::vector<PrefillChunk> chunk = {{16384, 0}};
+  cost::StepBatch big;
+  big.prefills = chunk;
+  big.num_sampling = 1;
+  const TimeNs graph_ns = host.step_time(big);
+  REQUIRE(graph_ns > seconds_to_ns(0.08));
+  big.eager = true;
+  CHECK(host.step_time(big) == graph_ns);
+  // The per-step host overhead comes on top of it, as for any step.
+  model::HardwareSpec both = eager_host;
+  both.cost.step_overhead_s = 0.002;
+  CHECK(std::llabs(cost::RooflineCostModel(test::llama3_70b(), both, {}).step_time(decode) -
+                   seconds_to_ns(0.082)) <= 1);
+}

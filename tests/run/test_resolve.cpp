@@ -370,3 +370,31 @@ TEST_CASE(
             .allocator_options()
             .state_blocks_per_seq == 0);
 }
+
+TEST_CASE("The CUDA-graph mode: vLLM's default by release, --enforce-eager, V0 refuses it",
+          "[run][v1]") {
+  using kvsim::sim::CudaGraphMode;
+  // FULL_AND_PIECEWISE from vLLM 0.11, PIECEWISE before.
+  CHECK(resolve_text("model: llama-3-8b\ngpu: h100-sxm\nvllm_version: 0.10.1\n")
+            .sim.scheduler.cuda_graph_mode == CudaGraphMode::kPiecewise);
+  CHECK(resolve_text("model: llama-3-8b\ngpu: h100-sxm\nvllm_version: 0.11.0\n")
+            .sim.scheduler.cuda_graph_mode == CudaGraphMode::kFullAndPiecewise);
+  const auto given = resolve_text(
+      "model: llama-3-8b\ngpu: h100-sxm\nserving: {cudagraph_mode: FULL_DECODE_ONLY}\n");
+  CHECK(given.sim.scheduler.cuda_graph_mode == CudaGraphMode::kFullDecodeOnly);
+  CHECK(given.sim.scheduler.cuda_graph_max_size == 512);
+  const auto eager =
+      resolve_text("model: llama-3-8b\ngpu: h100-sxm\nserving: {enforce_eager: true}\n");
+  CHECK(eager.sim.scheduler.cuda_graph_mode == CudaGraphMode::kNone);
+  CHECK(resolve_text("model: llama-3-8b\ngpu: h100-sxm\nengine: v0\n")
+            .sim.scheduler.cuda_graph_mode == CudaGraphMode::kNotModelled);
+  CHECK_THROWS_WITH(resolve_text("model: llama-3-8b\ngpu: h100-sxm\nserving: {enforce_eager: true, "
+                                 "cudagraph_mode: FULL}\n"),
+                    Catch::Contains("--enforce-eager captures no graph"));
+  CHECK_THROWS_WITH(resolve_text("model: llama-3-8b\ngpu: h100-sxm\nengine: v0\n"
+                                 "serving: {cudagraph_mode: FULL}\n"),
+                    Catch::Contains("vLLM V1's"));
+  CHECK_THROWS_WITH(
+      resolve_text("model: llama-3-8b\ngpu: h100-sxm\nserving: {cudagraph_mode: full}\n"),
+      Catch::Contains("FULL_DECODE_ONLY"));
+}

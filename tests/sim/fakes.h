@@ -203,6 +203,7 @@ class FixedCostModel final : public cost::CostModel {
   TimeNs per_decode_ns = 0;
   TimeNs per_context_token_ns = 0;
   TimeNs per_padding_token_ns = 0;
+  TimeNs eager_step_ns = 0;           // added to a step that runs without a CUDA graph
   TimeNs per_moe_group_token_ns = 0;  // × StepBatch::moe_group_tokens (data-parallel MoE)
   TimeNs swap_ns_per_byte = 0;
   bool price_totals = true;
@@ -213,6 +214,7 @@ class FixedCostModel final : public cost::CostModel {
     std::int64_t num_sampling = 0;
     std::int64_t num_padding_tokens = 0;
     cost::DecodeTotals decode_totals;
+    bool eager = false;
   };
   mutable std::vector<Seen> seen;
   bool record = false;
@@ -229,13 +231,14 @@ class FixedCostModel final : public cost::CostModel {
                           {batch.decode_context_tokens.begin(), batch.decode_context_tokens.end()},
                           batch.num_sampling,
                           batch.num_padding_tokens,
-                          batch.decode_totals});
+                          batch.decode_totals,
+                          batch.eager});
     }
     const auto decodes =
         static_cast<TimeNs>(batch.decode_context_tokens.size()) + batch.decode_totals.num_sequences;
     return per_step_ns + per_prefill_token_ns * prefill_tokens + per_decode_ns * decodes +
            per_context_token_ns * context + per_padding_token_ns * batch.num_padding_tokens +
-           per_moe_group_token_ns * batch.moe_group_tokens;
+           per_moe_group_token_ns * batch.moe_group_tokens + (batch.eager ? eager_step_ns : 0);
   }
   bool prices_decode_totals() const override { return price_totals; }
   cost::StepCost breakdown(const cost::StepBatch& batch) const override {

@@ -328,6 +328,11 @@ TEST_CASE("Fast forward changes nothing: random runs, fast-forwarded and step by
                                                       : rng.uniform_int(8, 512);
           opts.scheduler.preemption = preemption;
           opts.scheduler.cuda_graph_max_size = graphs ? rng.uniform_int(1, 64) : 0;
+          if (sched == sim::SchedulerKind::kVllmV1 && rng.uniform_int(0, 1) == 1) {
+            // A vLLM V1 graph mode: some steps (or all) eager, each priced apart.
+            opts.scheduler.cuda_graph_mode = *sim::parse_cuda_graph_mode(
+                sim::cuda_graph_mode_names()[static_cast<std::size_t>(rng.uniform_int(0, 4))]);
+          }
           opts.enable_prefix_caching = prefix;
           opts.num_replicas = two_replicas ? 2 : 1;
           opts.router =
@@ -354,6 +359,7 @@ TEST_CASE("Fast forward changes nothing: random runs, fast-forwarded and step by
           cost.per_decode_ns = rng.uniform_int(0, 5) * quantum / 10;
           cost.per_context_token_ns = seed == 2 ? 0 : rng.uniform_int(0, 300);
           cost.per_padding_token_ns = rng.uniform_int(0, 2) * quantum;
+          cost.eager_step_ns = rng.uniform_int(0, 3) * quantum;
           cost.swap_ns_per_byte = 1;
           INFO("scheduler " << sim::scheduler_name(sched) << " preemption "
                             << sim::preemption_name(preemption) << " variant " << variant

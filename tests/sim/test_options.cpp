@@ -100,3 +100,45 @@ TEST_CASE("options: validation names the flag of the out-of-range option", "[sim
   o.timeline_points = 2;
   CHECK(error_of(o) == "(no error)");
 }
+
+TEST_CASE("CUDA-graph modes: which steps replay a graph (padded) and which run eagerly",
+          "[sim][options]") {
+  CHECK(cuda_graph_mode_names() == std::vector<std::string>{"NONE", "PIECEWISE", "FULL",
+                                                            "FULL_DECODE_ONLY",
+                                                            "FULL_AND_PIECEWISE"});
+  for (const auto& n : cuda_graph_mode_names()) {
+    CHECK(cuda_graph_mode_name(*parse_cuda_graph_mode(n)) == n);
+  }
+  CHECK_FALSE(parse_cuda_graph_mode("").has_value());
+  CHECK_FALSE(parse_cuda_graph_mode("full").has_value());  // vLLM's spelling only
+  SchedulerOptions so;
+  so.kind = SchedulerKind::kVllmV1;
+  so.max_num_batched_tokens = 8192;
+  so.cuda_graph_max_size = 16;
+  const auto run = [&so](CudaGraphMode mode, std::int64_t tokens, bool decode_only) {
+    so.cuda_graph_mode = mode;
+    const GraphRun g = cuda_graph_run(tokens, decode_only, so);
+    return std::pair{g.padding_tokens, g.eager};
+  };
+  using M = CudaGraphMode;
+  // 11 tokens -> capture size 16; 3 -> 4; 17 is above the largest: eager, as it is.
+  for (const M m : {M::kPiecewise, M::kFull, M::kFullAndPiecewise}) {
+    CHECK(run(m, 11, false) == std::pair<std::int64_t, bool>{5, false});
+    CHECK(run(m, 3, true) == std::pair<std::int64_t, bool>{1, false});
+    CHECK(run(m, 17, true) == std::pair<std::int64_t, bool>{0, true});
+  }
+  // FULL_DECODE_ONLY: a step with a prefill is eager whatever its size.
+  CHECK(run(M::kFullDecodeOnly, 3, true) == std::pair<std::int64_t, bool>{1, false});
+  CHECK(run(M::kFullDecodeOnly, 11, false) == std::pair<std::int64_t, bool>{0, true});
+  // NONE (--enforce-eager): every step.
+  CHECK(run(M::kNone, 3, true) == std::pair<std::int64_t, bool>{0, true});
+  // Not modelled (V0-era engines, options set by hand): padded up to the size, never eager.
+  CHECK(run(M::kNotModelled, 11, false) == std::pair<std::int64_t, bool>{5, false});
+  CHECK(run(M::kNotModelled, 17, false) == std::pair<std::int64_t, bool>{0, false});
+  // No capture size: every graph mode runs eagerly; the budget caps the largest size.
+  so.cuda_graph_max_size = 0;
+  CHECK(run(M::kFullAndPiecewise, 3, true) == std::pair<std::int64_t, bool>{0, true});
+  so.cuda_graph_max_size = 512;
+  so.max_num_batched_tokens = 8;
+  CHECK(run(M::kPiecewise, 8, true) == std::pair<std::int64_t, bool>{0, false});
+}

@@ -249,6 +249,31 @@ TEST_CASE("vllm-v1: steps up to the CUDA-graph size are padded to a capture size
   CHECK(eager.seen[0].num_padding_tokens == 0);
 }
 
+TEST_CASE("vllm-v1 FULL_DECODE_ONLY: steps with a prefill run eagerly, decodes under graphs",
+          "[sim][v1]") {
+  FixedCostModel cost = recording_1ms();
+  sim::SimOptions opts = small_options(SchedulerKind::kVllmV1);
+  opts.scheduler.max_num_batched_tokens = 64;
+  opts.scheduler.cuda_graph_max_size = 16;
+  opts.scheduler.cuda_graph_mode = sim::CudaGraphMode::kFullDecodeOnly;
+  // Step 1 prefills 11 tokens: eager, unpadded. Then three decodes, padded to 4, then two.
+  const auto run = run_sim(opts, {}, cost, {spec(0, 0, 3, 2), spec(1, 0, 4, 3), spec(2, 0, 4, 3)});
+  REQUIRE(run.result.metrics.completed == 3);
+  REQUIRE(cost.seen.size() >= 3);
+  CHECK(cost.seen[0].eager);
+  CHECK(cost.seen[0].num_padding_tokens == 0);
+  CHECK_FALSE(cost.seen[1].eager);
+  CHECK(cost.seen[1].num_padding_tokens == 1);
+  // --enforce-eager: every step.
+  FixedCostModel none = recording_1ms();
+  opts.scheduler.cuda_graph_mode = sim::CudaGraphMode::kNone;
+  (void)run_sim(opts, {}, none, {spec(0, 0, 3, 3)});
+  for (const auto& s : none.seen) {
+    CHECK(s.eager);
+    CHECK(s.num_padding_tokens == 0);
+  }
+}
+
 TEST_CASE("cuda_graph_padded_tokens: 1, 2, 4, then multiples of 8 up to the largest size",
           "[sim][v1]") {
   using sim::cuda_graph_padded_tokens;
