@@ -48,9 +48,18 @@ void add_replay_flags(CLI::App* command, ReplayFlags& flags) {
                       "constant|poisson (its load.type; default constant, as inference-perf)");
 }
 
+namespace {
+
+// The run's format: --run-format, else from the file name; nullopt when neither says.
+std::optional<trace::RunFormat> replay_format(const std::string& path, const ReplayFlags& f) {
+  return f.run_format.empty() ? trace::detect_run_format(path)
+                              : trace::parse_run_format(f.run_format);
+}
+
+}  // namespace
+
 trace::RealRun read_replay_run(const std::string& path, const ReplayFlags& f) {
-  std::optional<trace::RunFormat> format =
-      f.run_format.empty() ? trace::detect_run_format(path) : trace::parse_run_format(f.run_format);
+  const std::optional<trace::RunFormat> format = replay_format(path, f);
   if (!format) {
     throw flag_error("--run-format", "expected one of " + join(trace::run_format_names(), "|") +
                                          (f.run_format.empty() ? " (not known from the file name)"
@@ -174,9 +183,7 @@ ReplayInput read_replay_input(const std::string& path, const ReplayFlags& flags,
   std::optional<config::InferencePerfClient> config;
   ReplayFlags replay = flags;
   if (!client.run_config.empty()) {
-    const std::optional<trace::RunFormat> format = flags.run_format.empty()
-                                                       ? trace::detect_run_format(path)
-                                                       : trace::parse_run_format(flags.run_format);
+    const std::optional<trace::RunFormat> format = replay_format(path, flags);
     if (format && *format != trace::RunFormat::kInferencePerf) {
       throw flag_error("--run-config",
                        "an inference-perf configuration goes with an inference-perf report; this "

@@ -644,9 +644,7 @@ std::unique_ptr<Plan> build_plan(const model::ModelSpec& m, const model::Hardwar
   for (const auto& [key, count] : census.counts) {
     P.groups.push_back(builder.layer_group(key, count, census.first.at(key), ssm_state_per_layer));
   }
-  double layers = 0;
-  for (const LayerGroup& g : P.groups) layers += g.count;
-  P.eager_host_s = hw.cost.eager_layer_host_s * layers;
+  P.eager_host_s = hw.cost.eager_layer_host_s * static_cast<double>(m.layer_kinds.size());
   builder.add_head();
   builder.finish();
   set_moe_class(P, hw);

@@ -105,15 +105,15 @@ std::int64_t default_cuda_graph_max_size(std::int64_t max_num_seqs) {
 }
 
 GraphRun cuda_graph_run(std::int64_t tokens, bool decode_only, const SchedulerOptions& so) {
-  const std::int64_t largest =
-      std::min(so.cuda_graph_max_size, effective_max_num_batched_tokens(so));
+  const std::int64_t budget = effective_max_num_batched_tokens(so);
+  const bool captured =
+      so.cuda_graph_max_size > 0 && tokens <= std::min(so.cuda_graph_max_size, budget);
+  const GraphRun graph{
+      captured ? cuda_graph_padded_tokens(tokens, so.cuda_graph_max_size, budget) - tokens : 0,
+      false};
   switch (so.cuda_graph_mode) {
     case CudaGraphMode::kNotModelled:  // padded up to the capture size, never eager
-      if (so.cuda_graph_max_size <= 0 || tokens > largest) return {};
-      return {cuda_graph_padded_tokens(tokens, so.cuda_graph_max_size,
-                                       effective_max_num_batched_tokens(so)) -
-                  tokens,
-              false};
+      return graph;
     case CudaGraphMode::kNone:
       return {0, true};
     case CudaGraphMode::kFullDecodeOnly:
@@ -125,11 +125,7 @@ GraphRun cuda_graph_run(std::int64_t tokens, bool decode_only, const SchedulerOp
       break;
   }
   // Above the largest capture size (or with none) the step runs eagerly, as it is.
-  if (so.cuda_graph_max_size <= 0 || tokens > largest) return {0, true};
-  return {cuda_graph_padded_tokens(tokens, so.cuda_graph_max_size,
-                                   effective_max_num_batched_tokens(so)) -
-              tokens,
-          false};
+  return captured ? graph : GraphRun{0, true};
 }
 
 namespace {

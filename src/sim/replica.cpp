@@ -211,15 +211,11 @@ std::optional<TimeNs> Replica::start_step(TimeNs now) {
   refresh_accounting();
   if (plan_.num_items() == 0) return std::nullopt;
 
-  const bool decode_only = std::none_of(
-      plan_.items().begin(), plan_.items().end(),
-      [](const StepItem& i) { return !i.canceled && i.kind == StepItemKind::kPrefill; });
-  const GraphRun graph = graph_run(plan_.num_tokens(), decode_only);
-  const cost::StepBatch& batch = plan_.build_batch(
-      [this](const StepItem& item) {
-        return item.context_tokens + item.num_tokens == request(item.request).prefill_target;
-      },
-      graph);
+  const cost::StepBatch& batch = plan_.build_batch([this](const StepItem& item) {
+    return item.context_tokens + item.num_tokens == request(item.request).prefill_target;
+  });
+  // Decode-only or not, the batch says; the graph (or none) pads it.
+  plan_.set_graph(graph_run(plan_.num_tokens(), batch.prefills.empty()));
   // A pipeline books the batch on its stages after the swap-out copy (sim/pipeline_clock.h).
   // A lockstep rank's step is priced by the simulator with the other ranks' (its end unused).
   const TimeNs compute_ns = lockstep_ ? 0

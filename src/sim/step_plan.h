@@ -42,9 +42,14 @@ class StepPlan {
 
   // The cost model's view, built from the live items by build_batch(). `prefill_done(i)` says
   // whether live prefill item i completes its request's prefill (it then samples a token).
-  // `graph`: rows a CUDA graph adds (cost::StepBatch::num_padding_tokens), or an eager step.
   template <typename PrefillDone>
-  const cost::StepBatch& build_batch(PrefillDone prefill_done, const GraphRun& graph = {});
+  const cost::StepBatch& build_batch(PrefillDone prefill_done);
+  // How the built batch runs: the rows a CUDA graph adds (cost::StepBatch::num_padding_tokens),
+  // or eagerly (cost::StepBatch::eager).
+  void set_graph(const GraphRun& graph) {
+    batch_.num_padding_tokens = graph.padding_tokens;
+    batch_.eager = graph.eager;
+  }
   // The batch the last build_batch() built (its spans point into this plan until clear()).
   const cost::StepBatch& batch() const { return batch_; }
 
@@ -60,7 +65,7 @@ class StepPlan {
 };
 
 template <typename PrefillDone>
-const cost::StepBatch& StepPlan::build_batch(PrefillDone prefill_done, const GraphRun& graph) {
+const cost::StepBatch& StepPlan::build_batch(PrefillDone prefill_done) {
   prefills_.clear();
   decode_contexts_.clear();
   std::int64_t sampling = 0;
@@ -77,8 +82,7 @@ const cost::StepBatch& StepPlan::build_batch(PrefillDone prefill_done, const Gra
   batch_.prefills = prefills_;
   batch_.decode_context_tokens = decode_contexts_;
   batch_.num_sampling = sampling;
-  batch_.num_padding_tokens = graph.padding_tokens;
-  batch_.eager = graph.eager;
+  set_graph({});
   return batch_;
 }
 
