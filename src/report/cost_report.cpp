@@ -117,10 +117,20 @@ std::string cost_table(const cost::StepCost& c, const CostReportInput& in) {
   }
   KeyValueTable kv;
   const auto split = cost::bound_split(c);
+  // Consecutive equal chunks as one entry ("200 × prefill 8 (+205 cached)"): a step of many
+  // prompts stays one line.
   std::string batch;
-  for (const auto& p : in.prefills) {
-    batch += (batch.empty() ? "" : ", ") + std::string("prefill ") + with_commas(p.num_tokens) +
+  for (std::size_t i = 0; i < in.prefills.size();) {
+    const auto& p = in.prefills[i];
+    std::size_t n = 1;
+    while (i + n < in.prefills.size() && in.prefills[i + n].num_tokens == p.num_tokens &&
+           in.prefills[i + n].num_cached_tokens == p.num_cached_tokens) {
+      ++n;
+    }
+    batch += (batch.empty() ? "" : ", ") + (n > 1 ? with_commas(n) + " × " : std::string()) +
+             "prefill " + with_commas(p.num_tokens) +
              (p.num_cached_tokens ? " (+" + with_commas(p.num_cached_tokens) + " cached)" : "");
+    i += n;
   }
   if (in.decode_batch > 0) {
     batch += (batch.empty() ? "" : ", ") + std::string("decode ") + with_commas(in.decode_batch) +

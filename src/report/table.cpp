@@ -136,11 +136,14 @@ void KeyValueTable::add_section(std::string heading) {
 }
 
 std::string KeyValueTable::render() const {
+  // Values are right-aligned (numbers line up); a value wider than this is prose (a batch's
+  // make-up, a profile's provenance): it starts where the column starts and does not widen it.
+  constexpr std::size_t kProseWidth = 32;
   std::size_t kw = 0, vw = 0;
   for (const auto& r : rows_) {
     if (r.section) continue;
     kw = std::max(kw, display_width(r.key));
-    vw = std::max(vw, display_width(r.value));
+    if (display_width(r.value) <= kProseWidth) vw = std::max(vw, display_width(r.value));
   }
   std::string out;
   if (!title_.empty()) out += title_ + "\n";
@@ -149,7 +152,9 @@ std::string KeyValueTable::render() const {
       out += "\n" + r.key + "\n";
       continue;
     }
-    std::string l = "  " + pad(r.key, kw, Align::kLeft) + "  " + pad(r.value, vw, Align::kRight);
+    const bool prose = display_width(r.value) > kProseWidth;
+    std::string l = "  " + pad(r.key, kw, Align::kLeft) + "  " +
+                    (prose ? r.value : pad(r.value, vw, Align::kRight));
     if (!r.note.empty()) l += "  " + r.note;
     while (!l.empty() && l.back() == ' ') l.pop_back();
     out += l + "\n";

@@ -27,6 +27,15 @@ TEST_CASE("kvsim cost: table, CSV and the linear model", "[cli][cost]") {
   CHECK(Json::parse(l.out)["step_time_s"].get<double>() == Approx(1.1604e-3).epsilon(1e-12));
 }
 
+TEST_CASE("kvsim cost: equal prefill chunks in a row are one entry of the batch line",
+          "[cli][cost]") {
+  const auto t = run_kvsim({"cost", "--model", "llama-3-8b", "--gpu", "a100-80gb", "--prefill", "8",
+                            "8", "8", "100", "8", "--prefill-cached", "32", "--format", "table"});
+  REQUIRE(t.exit_code == 0);
+  CHECK_THAT(t.out, Catch::Contains("  batch             3 × prefill 8 (+32 cached), prefill 100 "
+                                    "(+32 cached), prefill 8 (+32 cached)\n"));
+}
+
 TEST_CASE("kvsim cost: an expert-parallel rank says its experts are spread", "[cli][cost][ep]") {
   const auto t =
       run_kvsim({"cost", "--model", "mixtral-8x7b", "--gpu", "h100-sxm", "--dp", "2",

@@ -76,3 +76,16 @@ TEST_CASE("key-value table: keys left, values right, notes after, sections as he
             "  free" +
             sp(12) + "1\n");
 }
+
+TEST_CASE("key-value table: a value wider than 32 columns is prose, left where the column starts",
+          "[report][table]") {
+  KeyValueTable t;
+  t.add("step time", "53.4 ms");
+  t.add("batch", "prefill 100, prefill 200, decode 4 × context 100");
+  t.add("tokens/s", "5691");
+  // The numbers align on the widest short value (7 columns); the prose neither pads nor widens.
+  CHECK(t.render() ==
+        "  step time  53.4 ms\n"
+        "  batch      prefill 100, prefill 200, decode 4 × context 100\n"
+        "  tokens/s      5691\n");
+}
