@@ -236,7 +236,8 @@ void check_no_from_run_flags(const FromRunFlags& f) {
         std::pair{c.max_concurrency.has_value(), "--max-concurrency"},
         std::pair{c.prompt_pool.has_value(), "--prompt-pool"},
         std::pair{c.shared_prefix_prompts.has_value(), "--shared-prefix-prompts"},
-        std::pair{c.shared_prefix_tokens.has_value(), "--shared-prefix-tokens"}}) {
+        std::pair{c.shared_prefix_tokens.has_value(), "--shared-prefix-tokens"},
+        std::pair{c.multi_turn_chat, "--multi-turn-chat"}}) {
     if (given) throw flag_error(flag, "applies to --from-run only (what the run's client did)");
   }
 }

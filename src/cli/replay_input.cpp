@@ -120,8 +120,17 @@ void add_run_config_flag(CLI::App* command, std::string& path) {
                       "given win");
 }
 
+void add_multi_turn_flag(CLI::App* command, bool& on) {
+  command->add_flag("--multi-turn-chat", on,
+                    "The run's --prompt-pool prompts were conversations (inference-perf's "
+                    "enable_multi_turn_chat): request i was the next turn of conversation i mod N, "
+                    "its prompt the conversation so far, so the prefix cache holds the previous "
+                    "turn's prompt and answer");
+}
+
 void add_replay_client_flags(CLI::App* command, ReplayClient& client) {
   add_run_config_flag(command, client.run_config);
+  add_multi_turn_flag(command, client.multi_turn_chat);
   const auto count = [command](const char* name, std::optional<std::int64_t>& value,
                                const char* help) {
     command->add_option_function<std::string>(
@@ -172,6 +181,14 @@ ReplayPrompts replay_prompts(const ReplayClient& c,
     p.groups = config->prompt_groups;
     p.shared_tokens = config->system_prompt_tokens;
     p.multi_turn = config->multi_turn;
+  }
+  if (c.multi_turn_chat) {
+    if (p.pool == 0) {
+      throw flag_error("--multi-turn-chat",
+                       "needs the conversations: --prompt-pool N (or --run-config with "
+                       "shared_prefix data)");
+    }
+    p.multi_turn = true;
   }
   return p;
 }
@@ -229,7 +246,7 @@ std::string ReplayPrompts::describe() const {
     s += (s.empty() ? "" : ", ") + std::to_string(groups) + " shared system prompt" +
          (groups == 1 ? "" : "s") + " of " + std::to_string(shared_tokens) + " tokens";
   }
-  if (multi_turn) s += " (multi-turn conversations replayed as single turns)";
+  if (multi_turn) s += ", each prompt a turn of its conversation (multi-turn chat)";
   return s;
 }
 
@@ -263,7 +280,10 @@ TempTrace::TempTrace(const trace::RealRun& run, const ReplayPrompts& prompts)
           prompts.pool > 0 ? spec.id % static_cast<std::uint64_t>(prompts.pool) : spec.id;
       const std::uint64_t group =
           prompts.groups > 0 ? prompt % static_cast<std::uint64_t>(prompts.groups) : 0;
-      for (std::int64_t k = 0; k < r.prompt_tokens / kReplayHashTokens; ++k) {
+      // A conversation's turn: its output's blocks too, which begin the next turn's prompt.
+      const std::int64_t content =
+          prompts.multi_turn ? r.prompt_tokens + r.output_tokens : r.prompt_tokens;
+      for (std::int64_t k = 0; k < content / kReplayHashTokens; ++k) {
         const std::uint64_t block = static_cast<std::uint64_t>(k + 1);
         spec.prefix_hashes.push_back(k < shared_blocks ? (1ULL << 63) | (group << 32) | block
                                                        : ((prompt + 1) << 32) | block);

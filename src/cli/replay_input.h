@@ -43,7 +43,11 @@ struct ReplayPrompts {
   std::int64_t pool = 0;
   std::int64_t groups = 0;  // 0: no shared system prompts
   std::int64_t shared_tokens = 0;
-  bool multi_turn = false;       // the client's conversations, replayed as single turns
+  // The pool's prompts are conversations (inference-perf's enable_multi_turn_chat): request i is
+  // the next turn of conversation i mod `pool`, whose prompt is that conversation so far (its
+  // earlier prompts and answers, then a new question), so it begins with the previous turn's
+  // prompt and output.
+  bool multi_turn = false;
   std::string describe() const;  // "" when nothing is shared
 };
 
@@ -57,10 +61,13 @@ struct ReplayClient {
   std::optional<std::int64_t> prompt_pool;
   std::optional<std::int64_t> shared_prefix_prompts;
   std::optional<std::int64_t> shared_prefix_tokens;
+  bool multi_turn_chat = false;  // --multi-turn-chat
 };
 
 // Registers --run-config FILE into `path`.
 void add_run_config_flag(CLI::App* command, std::string& path);
+// Registers --multi-turn-chat into `on`.
+void add_multi_turn_flag(CLI::App* command, bool& on);
 
 // Registers the ReplayClient flags (kvsim calibrate --from-run; kvsim validate takes all but
 // --run-config among its workload flags).
@@ -82,7 +89,9 @@ ReplayInput read_replay_input(const std::string& path, const ReplayFlags& flags,
 // The real run as a native trace in a temporary file (removed when this goes away); request i
 // of the run gets id i. Each prompt gets content ids of its own (one per kReplayHashTokens
 // tokens), unless `prompts` says what they shared: the prompts are distinct texts, and a warm
-// prefix cache (--warm-prefix-cache) holds exactly them.
+// prefix cache (--warm-prefix-cache) holds exactly them. A conversation's ids go by position in
+// it, and a turn's go on over its output, so the next turn's prompt finds this turn's prompt and
+// answer cached.
 class TempTrace {
  public:
   explicit TempTrace(const trace::RealRun& run, const ReplayPrompts& prompts = {});

@@ -28,8 +28,9 @@ namespace {
 
 struct ValidateFlags {
   SimCommandFlags sim;
-  std::string run_path;    // --run FILE
-  std::string run_config;  // --run-config FILE (inference-perf's configuration)
+  std::string run_path;          // --run FILE
+  std::string run_config;        // --run-config FILE (inference-perf's configuration)
+  bool multi_turn_chat = false;  // --multi-turn-chat
   ReplayFlags replay;
 };
 
@@ -122,6 +123,7 @@ ReplayInput read_run(const ValidateFlags& f) {
   }
   ReplayClient client;
   client.run_config = f.run_config;
+  client.multi_turn_chat = f.multi_turn_chat;
   const auto given = [&w](const char* name, std::int64_t value) {
     return workload_flag_given(w, name) ? std::optional<std::int64_t>(value) : std::nullopt;
   };
@@ -316,6 +318,7 @@ void register_validate(CLI::App& app) {
                       "a DistServe .exp file, an aiperf profile_export.jsonl or an "
                       "inference-perf lifecycle report (per-request, or one stage's summary)");
   add_run_config_flag(command, flags->run_config);
+  add_multi_turn_flag(command, flags->multi_turn_chat);
   add_replay_flags(command, flags->replay);
   command->callback([flags] { run_validate(*flags); });
 }

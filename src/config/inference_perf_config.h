@@ -29,7 +29,7 @@ struct InferencePerfClient {
   std::int64_t prompts_per_group = 0;
   std::int64_t system_prompt_tokens = 0;
   bool system_prompt_len_is_mean = false;  // a distribution's mean, not a fixed length
-  bool multi_turn = false;                 // conversations, which a replay does not rebuild
+  bool multi_turn = false;                 // conversations (cli::ReplayPrompts::multi_turn)
 };
 
 // Throws kvsim::Error (file, line, column, field) on a value of the wrong kind.

@@ -40,8 +40,10 @@ struct SeqInfo {
   // Content id of each leading full block of the prompt, in order, for prefix caching (already
   // at the allocator's block size, AllocatorOptions::block_size). Empty: the prompt shares
   // nothing. Two prompts share block j iff their ids agree at every position <= j (the allocator
-  // chains them: hash_j = hash_combine(hash_{j-1}, id_j)). Copied at admit; the span need not
-  // outlive the call.
+  // chains them: hash_j = hash_combine(hash_{j-1}, id_j)). Ids may go on past the prompt, up to
+  // final_tokens: the output's blocks, cached as they fill (a multi-turn conversation's next
+  // prompt begins with this one's prompt and output); hits stay within the prompt. Copied at
+  // admit; the span need not outlive the call.
   std::span<const std::uint64_t> block_content_ids;
 };
 

@@ -97,7 +97,9 @@ PagedAllocator::Seq& PagedAllocator::resident(SeqId id) {
 std::vector<std::uint64_t> PagedAllocator::chain_hashes(const SeqInfo& seq) const {
   std::vector<std::uint64_t> hashes;
   if (!prefix_caching_ || seq.block_content_ids.empty()) return hashes;
-  const std::size_t full = static_cast<std::size_t>(seq.prompt_tokens / base_block_size_);
+  // Content ids past the prompt are its output's (a conversation whose next turn starts with
+  // them): those blocks are cached as they fill, as vLLM caches every full block.
+  const std::size_t full = static_cast<std::size_t>(seq.final_tokens / base_block_size_);
   const std::size_t n = std::min(full, seq.block_content_ids.size());
   hashes.reserve(n);
   std::uint64_t h = kHashSeed;

@@ -25,7 +25,12 @@ void expand_prefix_blocks(const trace::RequestSpec& spec, std::int64_t block_siz
   if (spec.prefix_hashes.empty() || spec.prefix_block_tokens <= 0 || block_size <= 0) return;
   const std::int64_t hashed_tokens =
       static_cast<std::int64_t>(spec.prefix_hashes.size()) * spec.prefix_block_tokens;
-  const std::int64_t num_blocks = std::min(spec.prompt_tokens, hashed_tokens) / block_size;
+  // Hash blocks past the ones the prompt needs describe the output that follows it (trace::
+  // RequestSpec::prefix_hashes): then the ids go on over the output's full blocks too.
+  const bool covers_output = hashed_tokens >= spec.prompt_tokens + spec.prefix_block_tokens;
+  const std::int64_t content_tokens =
+      covers_output ? spec.prompt_tokens + spec.output_tokens : spec.prompt_tokens;
+  const std::int64_t num_blocks = std::min(content_tokens, hashed_tokens) / block_size;
   for (std::int64_t k = 0; k < num_blocks; ++k) {
     const std::int64_t last_token = (k + 1) * block_size - 1;
     const std::uint64_t prefix =

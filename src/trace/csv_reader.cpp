@@ -352,11 +352,13 @@ class CsvTraceReader final : public FileReaderBase {
       if (semi == std::string_view::npos) break;
       start = semi + 1;
     }
-    const std::int64_t max_blocks = (out.prompt_tokens + block - 1) / block;
+    // Hashes past the prompt's blocks are its output's (RequestSpec::prefix_hashes).
+    const std::int64_t max_blocks = (out.prompt_tokens + out.output_tokens + block - 1) / block;
     if (static_cast<std::int64_t>(out.prefix_hashes.size()) > max_blocks) {
       error = {field.column, "prefix_hashes",
                "expected at most " + std::to_string(max_blocks) + " block hashes for " +
-                   std::to_string(out.prompt_tokens) + " prompt tokens at " +
+                   std::to_string(out.prompt_tokens) + " prompt and " +
+                   std::to_string(out.output_tokens) + " output tokens at " +
                    std::to_string(block) + " tokens per block (--prefix-block-tokens), got " +
                    std::to_string(out.prefix_hashes.size())};
       return false;

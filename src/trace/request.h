@@ -18,7 +18,9 @@ struct RequestSpec {
   std::string session_id;          // empty when the source has none
   // Content ids of the prompt's leading blocks, `prefix_block_tokens` tokens each (Mooncake
   // hash_ids: 512). Two requests with the same id at the same position share that prefix block.
-  // Empty when the source has none.
+  // Ids past the ceil(prompt_tokens / prefix_block_tokens) the prompt needs are its output's
+  // blocks, in order (a conversation's next turn begins with this turn's prompt and output):
+  // they are cached as they fill. Empty when the source has none.
   std::vector<std::uint64_t> prefix_hashes;
   std::int64_t prefix_block_tokens = 0;  // 0 when prefix_hashes is empty
 };

@@ -75,6 +75,35 @@ TEST_CASE("replayed prompts: distinct by default, a pool's repeats and shared sy
   CHECK(h[2].size() == 4);    // 70 tokens: four full blocks
 }
 
+TEST_CASE("replayed prompts: a multi-turn conversation's turn goes on over its output",
+          "[cli][replay]") {
+  // Two conversations; turn 2 of conversation 0 (request 2) is turn 1's 64 + 4 tokens and a
+  // 28-token question: 96 tokens.
+  const trace::RealRun run = run_of({64, 50, 96});
+  cli::ReplayPrompts chat;
+  chat.pool = 2;
+  chat.multi_turn = true;
+  CHECK(chat.describe() ==
+        "a pool of 2 prompts, each prompt a turn of its conversation "
+        "(multi-turn chat)");
+  const auto h = hashes(run, chat);
+  REQUIRE(h.size() == 3);
+  CHECK(h[0].size() == 4);  // 64 + 4 output tokens: four full blocks
+  CHECK(h[1].size() == 3);  // 50 + 4: three
+  CHECK(h[2].size() == 6);  // 96 + 4: six
+  // Turn 2 begins with turn 1's blocks, in the same places; then its own.
+  CHECK(std::vector<std::uint64_t>(h[2].begin(), h[2].begin() + 4) == h[0]);
+  CHECK(h[1][0] != h[0][0]);  // the other conversation
+  // A turn whose output fills a block past its prompt's: the id is there (68 + 12 = 80 tokens).
+  trace::RealRun longer = run_of({68});
+  longer.requests[0].output_tokens = 12;
+  CHECK(hashes(longer, chat)[0].size() == 5);
+  // Single turns: the prompt's blocks only.
+  chat.multi_turn = false;
+  CHECK(hashes(run, chat)[0].size() == 4);
+  CHECK(hashes(longer, chat)[0].size() == 4);
+}
+
 TEST_CASE("read_replay_input: the client's cap and prompts, flags checked", "[cli][replay]") {
   const std::string dir = kvsim::test::temp_dir();
   const std::string run = kvsim::test::write_temp_file(
@@ -117,6 +146,11 @@ TEST_CASE("read_replay_input: the client's cap and prompts, flags checked", "[cl
   fails(bad, "--shared-prefix-prompts: needs --shared-prefix-tokens");
   bad.shared_prefix_tokens = 0;
   fails(bad, "--shared-prefix-tokens: expected a positive number");
+  bad = {};
+  bad.multi_turn_chat = true;
+  fails(bad, "--multi-turn-chat: needs the conversations: --prompt-pool N");
+  bad.prompt_pool = 2;
+  CHECK(cli::read_replay_input(run, {}, bad).prompts.multi_turn);
   bad = {};
   bad.run_config = dir + "/config.yaml";  // never read: the run is not inference-perf's
   fails(bad, "--run-config: an inference-perf configuration goes with an inference-perf report");

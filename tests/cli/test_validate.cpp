@@ -228,6 +228,44 @@ TEST_CASE("kvsim validate --prompt-pool, --shared-prefix-*: what the run's promp
   CHECK(run_kvsim(fraction).exit_code == 2);
 }
 
+TEST_CASE("kvsim validate --multi-turn-chat: a turn finds its conversation's last answer cached",
+          "[cli][validate]") {
+  const std::string dir = temp_dir();
+  // Two conversations of three turns, one request every 0.5 s: turn k's prompt is 512 tokens
+  // and k × (48 answer + 64 question) more.
+  std::string records = "[";
+  for (int i = 0; i < 6; ++i) {
+    const double t = 0.5 * i;
+    const int prompt = 512 + (i / 2) * (48 + 64);
+    records += std::string(i ? "," : "") + R"({"start_time": )" + std::to_string(t) +
+               R"(, "end_time": )" + std::to_string(t + 0.3) + R"(, "info": {"input_tokens": )" +
+               std::to_string(prompt) + R"(, "output_tokens": 48, "output_token_times": [)" +
+               std::to_string(t + 0.05) + ", " + std::to_string(t + 0.3) + "]}}";
+  }
+  const std::string run = write_temp_file(dir, "per_request_lifecycle_metrics.json", records + "]");
+  const std::vector<std::string> base = {"validate",   "--run",         run,        "--model",
+                                         "llama-3-8b", "--gpu",         "h100-sxm", "--format",
+                                         "json",       "--prompt-pool", "2"};
+  const auto turns = run_kvsim(base);
+  REQUIRE(turns.exit_code == 0);
+  std::vector<std::string> args = base;
+  args.push_back("--multi-turn-chat");
+  const auto chat = run_kvsim(args);
+  REQUIRE(chat.exit_code == 0);
+  const Json t = Json::parse(turns.out);
+  const Json c = Json::parse(chat.out);
+  CHECK(c["inputs"]["prompts"] ==
+        "a pool of 2 prompts, each prompt a turn of its conversation (multi-turn chat)");
+  // Turns 2 and 3 no longer prefill the previous answer.
+  CHECK(c["metrics"]["ttft_s"]["simulated"]["mean"].get<double>() <
+        t["metrics"]["ttft_s"]["simulated"]["mean"].get<double>());
+  // Conversations need their pool.
+  const auto bare = run_kvsim({"validate", "--run", run, "--model", "llama-3-8b", "--gpu",
+                               "h100-sxm", "--multi-turn-chat"});
+  CHECK(bare.exit_code == 2);
+  CHECK(bare.err.find("--multi-turn-chat: needs the conversations") != std::string::npos);
+}
+
 TEST_CASE("kvsim validate --run-config: the inference-perf client's settings from its config",
           "[cli][validate]") {
   const std::string dir = temp_dir();

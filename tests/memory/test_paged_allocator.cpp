@@ -210,16 +210,42 @@ TEST_CASE(
   PagedAllocator a(o);
   // Prompt 40 with content: blocks 0 and 1 are full prompt blocks (registered when full).
   // Admitted with 20 tokens, its tail is block 1, whose last slot (32) fills it: room to 31.
-  const std::vector<std::uint64_t> ids = {1, 2, 3};
+  const std::vector<std::uint64_t> ids = {1, 2};
   REQUIRE(a.admit(SeqInfo{1, 40, 60, ids}, 20));
   CHECK(a.in_place_room(1) == 11);
   REQUIRE(a.grow(1, 12));  // 32: block 1 full and registered
   CHECK(a.in_place_room(1) == 0);
-  REQUIRE(a.grow(1, 1));  // 33: block 2 holds prompt tokens 32..39 only: never registered
+  REQUIRE(a.grow(1, 1));  // 33: block 2 has no content id: never registered
   CHECK(a.in_place_room(1) == 15);
   // Another prompt with the same first two blocks finds both cached.
   REQUIRE(a.admit(SeqInfo{2, 40, 60, ids}, 40));
   CHECK(a.stats().prefix_cache.hit_blocks == 2);
+}
+
+TEST_CASE(
+    "prefix cache: content ids past the prompt are its output's, cached as they fill, and the "
+    "next turn of the conversation finds them",
+    "[memory][paged][prefix]") {
+  AllocatorOptions o = paged_options(20);
+  o.enable_prefix_caching = true;
+  PagedAllocator a(o);
+  // Turn 1: prompt 20, output 30 (50 tokens: blocks 0..2 full). Ids for all three full blocks.
+  const std::vector<std::uint64_t> turn1 = {7, 8, 9};
+  REQUIRE(a.admit(SeqInfo{1, 20, 50, turn1}, 20));
+  CHECK(a.stats().prefix_cache.query_blocks == 1);  // within the prompt only
+  REQUIRE(a.grow(1, 28));                           // 48: blocks 1 and 2 full (output tokens)
+  a.free(1);
+  // Turn 2: the conversation so far (50) and a new question: 60 prompt tokens. Its first three
+  // blocks are turn 1's prompt and answer, all cached; block 3 is new.
+  const std::vector<std::uint64_t> turn2 = {7, 8, 9};
+  const auto hit = a.admit(SeqInfo{2, 60, 70, turn2}, 60);
+  REQUIRE(hit);
+  CHECK(hit->cached_tokens == 48);
+  // A prompt that only shares turn 1's prompt block finds that one: ids chain by position.
+  const std::vector<std::uint64_t> other = {7, 5};
+  const auto partial = a.admit(SeqInfo{3, 40, 41, other}, 40);
+  REQUIRE(partial);
+  CHECK(partial->cached_tokens == 16);
 }
 
 TEST_CASE("in-place room: one grow of the deferred tokens leaves what one grow per token leaves",

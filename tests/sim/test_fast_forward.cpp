@@ -148,7 +148,11 @@ sim::SimOptions tiny_options() {
 void share_prefixes(std::vector<trace::RequestSpec>& specs, std::int64_t block_tokens, Rng& rng) {
   for (auto& s : specs) {
     s.prefix_block_tokens = block_tokens;
-    for (std::int64_t b = 0; b < ceil_div(s.prompt_tokens, block_tokens); ++b) {
+    // Every other request a conversation's turn: ids on over its output, whose blocks the
+    // prefix cache registers as they fill.
+    const bool turn = rng.next_u64() % 2 == 0;
+    const std::int64_t content = s.prompt_tokens + (turn ? s.output_tokens : 0);
+    for (std::int64_t b = 0; b < ceil_div(content, block_tokens); ++b) {
       s.prefix_hashes.push_back(b < 3 ? static_cast<std::uint64_t>(b) : rng.next_u64());
     }
   }

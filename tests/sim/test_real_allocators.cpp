@@ -197,6 +197,40 @@ TEST_CASE("Paged allocation: prefix caching with the real block pool", "[sim]") 
   CHECK(saw);
 }
 
+TEST_CASE("Prefix caching: a conversation's next turn finds the previous turn's answer cached",
+          "[sim][prefix]") {
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  memory::AllocatorOptions alloc = slots(memory::AllocatorKind::kPaged, 256);
+  alloc.block_size = 16;
+  alloc.enable_prefix_caching = true;
+  sim::SimOptions opts = small_options();
+  opts.enable_prefix_caching = true;
+  opts.block_size = 16;
+  // Turn 1: 40 prompt + 25 output tokens, one id per 16 (ids past the prompt's three blocks
+  // describe its output). Its KV holds 64 tokens (the last token sampled is never fed back):
+  // blocks 0..3 full.
+  trace::RequestSpec t1 = spec(0, 0, 40, 25);
+  t1.prefix_hashes = {5, 6, 7, 8};
+  t1.prefix_block_tokens = 16;
+  // Turn 2, after turn 1 ended: the 65 tokens so far and a 19-token question.
+  trace::RequestSpec t2 = spec(1, 100 * kMs, 84, 2);
+  t2.prefix_hashes = {5, 6, 7, 8, 9};
+  t2.prefix_block_tokens = 16;
+  const auto run = run_real(opts, alloc, cost, {t1, t2});
+  REQUIRE(run.result.metrics.completed == 2);
+  CHECK(run.ended.at(1).cached_tokens == 64);  // turn 1's prompt and answer
+  // One output token fewer: block 3 never fills (its last slot would hold the unfed token).
+  t1.output_tokens = 24;
+  CHECK(run_real(opts, alloc, cost, {t1, t2}).ended.at(1).cached_tokens == 48);
+  t1.output_tokens = 25;
+  // The same turn 1 with ids for its prompt only: its answer is not cached; turn 2 finds the
+  // prompt's two full blocks.
+  t1.prefix_hashes = {5, 6, 7};
+  const auto single = run_real(opts, alloc, cost, {t1, t2});
+  CHECK(single.ended.at(1).cached_tokens == 32);
+}
+
 TEST_CASE("Invariants with the real allocators over many seeds", "[sim]") {
   int runs = 0;
   for (auto kind :

@@ -69,8 +69,8 @@ TEST_CASE("native CSV: the prefix block size is an option, checked against the p
   auto reader = open_trace_file(f);
   CHECK_THROWS_WITH(read_all(*reader),
                     Catch::Contains(":2:") && Catch::Contains("prefix_hashes") &&
-                        Catch::Contains("expected at most 1 block hashes for 40 prompt tokens at "
-                                        "512 tokens per block"));
+                        Catch::Contains("expected at most 1 block hashes for 40 prompt and 5 "
+                                        "output tokens at 512 tokens per block"));
 }
 
 TEST_CASE("Azure CSV: CRLF, no final newline, 7-digit fractions converted exactly",
