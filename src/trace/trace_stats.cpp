@@ -44,13 +44,16 @@ void TraceStatsAccumulator::add(const RequestSpec& r) {
     has_hashes_ = true;
     block_tokens_ = r.prefix_block_tokens;
   }
-  const auto num_blocks = static_cast<std::int64_t>(r.prefix_hashes.size());
+  // The prompt's blocks; hashes past them are its output's (RequestSpec::prefix_hashes), content
+  // a later prompt (the conversation's next turn) may reuse.
+  const std::int64_t block = r.prefix_block_tokens;
+  const auto num_blocks = std::min(static_cast<std::int64_t>(r.prefix_hashes.size()),
+                                   (r.prompt_tokens + block - 1) / block);
   blocks_ += num_blocks;
   hashed_prompt_tokens_ += r.prompt_tokens;
   for (std::int64_t i = 0; i < num_blocks; ++i) {
     if (seen_.count(r.prefix_hashes[static_cast<std::size_t>(i)]) == 0) break;
     ++blocks_reused_;
-    const std::int64_t block = r.prefix_block_tokens;
     tokens_reused_ += std::min(block, r.prompt_tokens - i * block);
   }
   seen_.insert(r.prefix_hashes.begin(), r.prefix_hashes.end());

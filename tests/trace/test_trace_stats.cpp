@@ -99,6 +99,18 @@ TEST_CASE("trace stats: prefix reuse counts each request's leading run of seen b
   CHECK(*s.prefix_token_reuse_fraction == Approx(68.0 / 620.0));
 }
 
+TEST_CASE("trace stats: hashes past a prompt's blocks are its output's, reused by the next turn",
+          "[trace][stats][prefix]") {
+  TraceStatsAccumulator acc;
+  acc.add(spec(0, 20, 30, {7, 8, 9}));     // prompt: 2 blocks; 9 is the output's
+  acc.add(spec(1, 60, 5, {7, 8, 9, 10}));  // the next turn: 3 seen blocks, 48 tokens
+  const TraceStats s = acc.finish({});
+  CHECK(s.prefix_blocks == 2 + 4);
+  CHECK(s.prefix_blocks_reused == 3);
+  CHECK(s.prefix_tokens_reused == 48);
+  CHECK(s.distinct_prefix_hashes == 4);
+}
+
 TEST_CASE("trace stats: compute_trace_stats drains a reader and keeps its counters",
           "[trace][stats]") {
   const std::string path = test::trace_file(
