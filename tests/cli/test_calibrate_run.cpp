@@ -186,6 +186,16 @@ TEST_CASE("kvsim calibrate --from-run: what the run's client did (cap, prompt po
   const auto stray =
       run_kvsim({"calibrate", "--from", "x.csv", "--gpu", "a100-80gb", "--prompt-pool", "3"});
   kvsim::test::check_one_error(stray, {"--prompt-pool", "--from-run"});
+  // Conversations: the pool's prompts are turns.
+  std::vector<std::string> chat = args;
+  chat.emplace_back("--multi-turn-chat");
+  const auto turns = run_kvsim(chat);
+  REQUIRE(turns.exit_code == 0);
+  CHECK(Json::parse(turns.out)["inputs"]["runs"][0]["prompts"] ==
+        "a pool of 1 prompt, each prompt a turn of its conversation (multi-turn chat)");
+  kvsim::test::check_one_error(
+      run_kvsim({"calibrate", "--from", "x.csv", "--gpu", "a100-80gb", "--multi-turn-chat"}),
+      {"--multi-turn-chat", "--from-run"});
   std::vector<std::string> config = base;
   config.insert(config.end(), {"--run-config", dir + "/config.yaml"});
   kvsim::test::check_one_error(run_kvsim(config), {"--run-config", "inference-perf report"});
