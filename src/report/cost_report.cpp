@@ -136,7 +136,7 @@ std::string cost_table(const cost::StepCost& c, const CostReportInput& in) {
     batch += (batch.empty() ? "" : ", ") + std::string("decode ") + with_commas(in.decode_batch) +
              " × context " + with_commas(in.context);
   }
-  kv.add("batch", batch);
+  kv.add_text("batch", batch);
   kv.add("step time", human_seconds(c.time_s));
   kv.add("bound", split.compute_bound() ? "compute" : "memory",
          human_seconds(split.compute_s) + " compute-bound vs " + human_seconds(split.memory_s) +
@@ -153,8 +153,8 @@ std::string cost_table(const cost::StepCost& c, const CostReportInput& in) {
     kv.add("GEMM crossover", show(in.crossover->gemm_batch), "batch at which the dense GEMMs do");
   }
   if (in.cost_model == "roofline") {
-    kv.add("dtypes", "weights " + in.weight_dtype + ", activations " + in.activation_dtype +
-                         ", KV " + in.kv_dtype);
+    kv.add_text("dtypes", "weights " + in.weight_dtype + ", activations " + in.activation_dtype +
+                              ", KV " + in.kv_dtype);
     std::string prof =
         in.profile_kind + (in.profile_device.empty() ? "" : " (" + in.profile_device + ")");
     if (!in.defaulted_classes.empty()) {
@@ -162,7 +162,7 @@ std::string cost_table(const cost::StepCost& c, const CostReportInput& in) {
       for (const auto& d : in.defaulted_classes) list += (list.empty() ? "" : ", ") + d;
       prof += "; default efficiencies for " + list;
     }
-    kv.add("cost profile", prof);
+    kv.add_text("cost profile", prof);
   }
   if (in.seq_overhead_s != 0 || in.prefill_token_overhead_s != 0 ||
       in.context_token_overhead_s != 0) {
@@ -172,7 +172,7 @@ std::string cost_table(const cost::StepCost& c, const CostReportInput& in) {
     if (in.context_token_overhead_s != 0) {
       cpu += " + " + human_seconds(in.context_token_overhead_s) + " per context token";
     }
-    kv.add("CPU overhead", cpu);
+    kv.add_text("CPU overhead", cpu);
   }
   return t.render() + "\n" + kv.render();
 }

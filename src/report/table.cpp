@@ -128,22 +128,25 @@ std::string Table::render_csv() const {
 }
 
 void KeyValueTable::add(std::string key, std::string value, std::string note) {
-  rows_.push_back({std::move(key), std::move(value), std::move(note), false});
+  rows_.push_back({std::move(key), std::move(value), std::move(note), false, false});
+}
+
+void KeyValueTable::add_text(std::string key, std::string text) {
+  rows_.push_back({std::move(key), std::move(text), "", false, true});
 }
 
 void KeyValueTable::add_section(std::string heading) {
-  rows_.push_back({std::move(heading), "", "", true});
+  rows_.push_back({std::move(heading), "", "", true, false});
 }
 
 std::string KeyValueTable::render() const {
-  // Values are right-aligned (numbers line up); a value wider than this is prose (a batch's
-  // make-up, a profile's provenance): it starts where the column starts and does not widen it.
-  constexpr std::size_t kProseWidth = 32;
+  // Values are right-aligned (numbers line up); text rows start where the column starts and do
+  // not widen it.
   std::size_t kw = 0, vw = 0;
   for (const auto& r : rows_) {
     if (r.section) continue;
     kw = std::max(kw, display_width(r.key));
-    if (display_width(r.value) <= kProseWidth) vw = std::max(vw, display_width(r.value));
+    if (!r.text) vw = std::max(vw, display_width(r.value));
   }
   std::string out;
   if (!title_.empty()) out += title_ + "\n";
@@ -152,9 +155,8 @@ std::string KeyValueTable::render() const {
       out += "\n" + r.key + "\n";
       continue;
     }
-    const bool prose = display_width(r.value) > kProseWidth;
     std::string l = "  " + pad(r.key, kw, Align::kLeft) + "  " +
-                    (prose ? r.value : pad(r.value, vw, Align::kRight));
+                    (r.text ? r.value : pad(r.value, vw, Align::kRight));
     if (!r.note.empty()) l += "  " + r.note;
     while (!l.empty() && l.back() == ' ') l.pop_back();
     out += l + "\n";

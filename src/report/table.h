@@ -40,6 +40,9 @@ class KeyValueTable {
  public:
   void set_title(std::string title) { title_ = std::move(title); }
   void add(std::string key, std::string value, std::string note = "");
+  // A row whose value is text (a batch's make-up, a provenance): left-aligned where the value
+  // column starts, and not counted in its width, so a long line does not push the numbers right.
+  void add_text(std::string key, std::string text);
   void add_section(std::string heading);
   std::string render() const;
 
@@ -47,6 +50,7 @@ class KeyValueTable {
   struct Row {
     std::string key, value, note;
     bool section = false;
+    bool text = false;  // add_text
   };
   std::string title_;
   std::vector<Row> rows_;

@@ -77,13 +77,13 @@ TEST_CASE("key-value table: keys left, values right, notes after, sections as he
             sp(12) + "1\n");
 }
 
-TEST_CASE("key-value table: a value wider than 32 columns is prose, left where the column starts",
+TEST_CASE("key-value table: a text row starts where the values do and does not widen them",
           "[report][table]") {
   KeyValueTable t;
   t.add("step time", "53.4 ms");
-  t.add("batch", "prefill 100, prefill 200, decode 4 × context 100");
+  t.add_text("batch", "prefill 100, prefill 200, decode 4 × context 100");
   t.add("tokens/s", "5691");
-  // The numbers align on the widest short value (7 columns); the prose neither pads nor widens.
+  // The numbers align on the widest value (7 columns); the text neither pads nor widens.
   CHECK(t.render() ==
         "  step time  53.4 ms\n"
         "  batch      prefill 100, prefill 200, decode 4 × context 100\n"
