@@ -27,7 +27,8 @@ void expand_prefix_blocks(const trace::RequestSpec& spec, std::int64_t block_siz
       static_cast<std::int64_t>(spec.prefix_hashes.size()) * spec.prefix_block_tokens;
   // Hash blocks past the ones the prompt needs describe the output that follows it (trace::
   // RequestSpec::prefix_hashes): then the ids go on over the output's full blocks too.
-  const bool covers_output = hashed_tokens >= spec.prompt_tokens + spec.prefix_block_tokens;
+  const bool covers_output =
+      static_cast<std::int64_t>(spec.prefix_hashes.size()) > trace::prompt_hash_blocks(spec);
   const std::int64_t content_tokens =
       covers_output ? spec.prompt_tokens + spec.output_tokens : spec.prompt_tokens;
   const std::int64_t num_blocks = std::min(content_tokens, hashed_tokens) / block_size;

@@ -371,8 +371,7 @@ class TransformReader final : public TraceReader {
       out.output_tokens = limit - 1;
     }
     if (!out.prefix_hashes.empty() && out.prefix_block_tokens > 0) {
-      const std::int64_t blocks =
-          (out.prompt_tokens + out.prefix_block_tokens - 1) / out.prefix_block_tokens;
+      const std::int64_t blocks = prompt_hash_blocks(out);
       if (static_cast<std::int64_t>(out.prefix_hashes.size()) > blocks) {
         out.prefix_hashes.resize(static_cast<std::size_t>(blocks));
       }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/int_math.h"
 #include "common/units.h"
 
 namespace kvsim::trace {
@@ -24,6 +25,12 @@ struct RequestSpec {
   std::vector<std::uint64_t> prefix_hashes;
   std::int64_t prefix_block_tokens = 0;  // 0 when prefix_hashes is empty
 };
+
+// The prefix hashes the prompt itself needs, ceil(prompt_tokens / prefix_block_tokens); hashes
+// past them are its output's (RequestSpec::prefix_hashes). 0 without hashes.
+inline std::int64_t prompt_hash_blocks(const RequestSpec& r) {
+  return r.prefix_block_tokens > 0 ? ceil_div(r.prompt_tokens, r.prefix_block_tokens) : 0;
+}
 
 // What a reader saw, for reports ("rows skipped", "prompts truncated").
 struct ReaderStats {

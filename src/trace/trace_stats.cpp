@@ -47,8 +47,8 @@ void TraceStatsAccumulator::add(const RequestSpec& r) {
   // The prompt's blocks; hashes past them are its output's (RequestSpec::prefix_hashes), content
   // a later prompt (the conversation's next turn) may reuse.
   const std::int64_t block = r.prefix_block_tokens;
-  const auto num_blocks = std::min(static_cast<std::int64_t>(r.prefix_hashes.size()),
-                                   (r.prompt_tokens + block - 1) / block);
+  const auto num_blocks =
+      std::min(static_cast<std::int64_t>(r.prefix_hashes.size()), prompt_hash_blocks(r));
   blocks_ += num_blocks;
   hashed_prompt_tokens_ += r.prompt_tokens;
   for (std::int64_t i = 0; i < num_blocks; ++i) {
