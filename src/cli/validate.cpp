@@ -16,10 +16,12 @@
 #include "cli/flag_parse.h"
 #include "cli/replay_input.h"
 #include "cli/serving_flags.h"
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/format.h"
 #include "common/strings.h"
 #include "report/json.h"
+#include "report/sim_report.h"
 #include "report/table.h"
 #include "trace/replay_run.h"
 
@@ -297,7 +299,13 @@ void run_validate(const ValidateFlags& f) {
   SimCommandFlags sim = f.sim;
   sim.workload_override = temp.workload();
   const PreparedRun prepared = prepare_run(sim);
-  const RunOutput out = run_scenario(prepared.resolved, "", "validate:", kv_detail(f.sim.serving));
+  // --requests and --timeline write what they write for `kvsim simulate`: the simulated side,
+  // one row per request of the run (in the run's order) and the memory timeline.
+  const RunOutput out = run_scenario(prepared.resolved, f.sim.serving.requests_path,
+                                     "validate:", kv_detail(f.sim.serving));
+  if (!f.sim.serving.timeline_path.empty()) {
+    write_file_atomically(f.sim.serving.timeline_path, report::timeline_csv(out.result));
+  }
   const Comparison c = compare(run, out);
   report::emit(f.sim.output,
                {[&] { return validate_json(f.run_path, run, prompts, out, c); },
