@@ -44,6 +44,10 @@ void warn_inert_flags(const SimCommandFlags& flags, const PreparedRun& run,
                  "hashes (a native trace's prefix_hashes column, Mooncake's hash_ids, or "
                  "--shared-prefix-fraction), so nothing can be shared\n";
   }
+  if (run.resolved.sim.serial_sessions && !run.resolved.workload->open()->columns().session_id) {
+    std::cerr << "kvsim: warning: --serial-sessions: the workload carries no session ids (a "
+                 "native trace's session_id column), so no request waits for another\n";
+  }
 }
 
 }  // namespace kvsim::cli

@@ -12,7 +12,7 @@ namespace kvsim::cli {
 // Before the run: --cv without gamma arrivals; --placement when every allocator used is paged
 // (`allocators`: those the command will run); prefix caching on a workload whose source has no
 // prefix hashes (nothing could ever be shared); the prefill instances' settings without
-// --prefill-replicas.
+// --prefill-replicas; serial sessions on a workload without session ids.
 void warn_inert_flags(const SimCommandFlags& flags, const PreparedRun& run,
                       const std::vector<memory::AllocatorKind>& allocators);
 

@@ -251,7 +251,7 @@ std::string ReplayPrompts::describe() const {
 }
 
 TempTrace::TempTrace(const trace::RealRun& run, const ReplayPrompts& prompts)
-    : concurrency_(run.concurrency) {
+    : concurrency_(run.concurrency), serial_sessions_(prompts.multi_turn) {
   // Several runs may be replayed by one process (calibrate --from-run A --from-run B).
   static std::atomic<int> counter{0};
   path_ = (std::filesystem::temp_directory_path() / ("kvsim-replay-" + std::to_string(::getpid()) +
@@ -262,6 +262,7 @@ TempTrace::TempTrace(const trace::RealRun& run, const ReplayPrompts& prompts)
   {
     trace::TraceColumns columns;
     columns.prefix_hashes = true;
+    columns.session_id = prompts.multi_turn;
     trace::NativeCsvWriter writer(f, columns, path_);
     std::uint64_t id = 0;
     trace::RequestSpec spec;
@@ -280,7 +281,9 @@ TempTrace::TempTrace(const trace::RealRun& run, const ReplayPrompts& prompts)
           prompts.pool > 0 ? spec.id % static_cast<std::uint64_t>(prompts.pool) : spec.id;
       const std::uint64_t group =
           prompts.groups > 0 ? prompt % static_cast<std::uint64_t>(prompts.groups) : 0;
-      // A conversation's turn: its output's blocks too, which begin the next turn's prompt.
+      // A conversation's turn (sent once the conversation's previous turn has its answer):
+      // its output's blocks too, which begin the next turn's prompt.
+      if (prompts.multi_turn) spec.session_id = "conversation " + std::to_string(prompt);
       const std::int64_t content =
           prompts.multi_turn ? r.prompt_tokens + r.output_tokens : r.prompt_tokens;
       for (std::int64_t k = 0; k < content / kReplayHashTokens; ++k) {
@@ -307,6 +310,7 @@ trace::WorkloadOptions TempTrace::workload() const {
   workload.trace.format = trace::TraceFormat::kNative;
   workload.trace.prefix_block_tokens = kReplayHashTokens;
   workload.max_concurrency = concurrency_;
+  workload.serial_sessions = serial_sessions_;
   return workload;
 }
 

@@ -91,7 +91,8 @@ ReplayInput read_replay_input(const std::string& path, const ReplayFlags& flags,
 // tokens), unless `prompts` says what they shared: the prompts are distinct texts, and a warm
 // prefix cache (--warm-prefix-cache) holds exactly them. A conversation's ids go by position in
 // it, and a turn's go on over its output, so the next turn's prompt finds this turn's prompt and
-// answer cached.
+// answer cached; each turn names its conversation (session_id), and the workload sends a turn
+// only once the turn before it has ended (serial sessions), as the chat client does.
 class TempTrace {
  public:
   explicit TempTrace(const trace::RealRun& run, const ReplayPrompts& prompts = {});
@@ -105,6 +106,7 @@ class TempTrace {
  private:
   std::string path_;
   std::int64_t concurrency_ = 0;
+  bool serial_sessions_ = false;  // multi-turn chat: a conversation's turns wait for each other
 };
 
 }  // namespace kvsim::cli

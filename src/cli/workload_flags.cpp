@@ -36,6 +36,7 @@ const std::map<std::string, std::string>& flag_for_field() {
       {"rate_scale", "--rate-scale"},
       {"max_requests", "--max-requests"},
       {"max_concurrency", "--max-concurrency"},
+      {"serial_sessions", "--serial-sessions"},
       {"time_window", "--time-window"},
       {"max_model_len", "--max-model-len"},
   };
@@ -157,6 +158,11 @@ void add_workload_flags(CLI::App* command, WorkloadFlags& f, WorkloadFlagScope s
         "--max-concurrency", f.max_concurrency,
         "Closed loop, as vllm bench serve --max-concurrency: at most N requests outstanding, the "
         "next sent when one ends (without --rate: all ready at time 0); default 0 = open loop"));
+    transform(command->add_flag(
+        "--serial-sessions", f.serial_sessions,
+        "A request with a session id (the trace's session_id) is sent when its session's "
+        "previous request has ended, or at its own time if later, as a chat client sends a "
+        "conversation's next turn once it has the answer; TTFT counts from that send"));
   }
 }
 
@@ -278,6 +284,7 @@ trace::WorkloadOptions workload_options_from_flags(const WorkloadFlags& f,
   apply_generator_flags(f, o.synthetic);
   apply_transform_flags(f, o.transforms);
   if (workload_flag_given(f, "--max-concurrency")) o.max_concurrency = f.max_concurrency;
+  if (workload_flag_given(f, "--serial-sessions")) o.serial_sessions = f.serial_sessions;
   validate_as_flags(o);
   return o;
 }

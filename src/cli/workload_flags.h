@@ -37,6 +37,7 @@ struct WorkloadFlags {
   std::int64_t prompt_pool = 0;
   std::uint64_t seed = 0;
   bool truncate_prompts = false;  // kServing
+  bool serial_sessions = false;   // kServing
 
   // Set by add_workload_flags: which flags the user gave.
   std::vector<CLI::Option*> source_options;     // --trace and its reading flags

@@ -175,6 +175,7 @@ trace::WorkloadOptions parse_workload(MapReader& section, const std::string& bas
   }
   o.transforms = parse_transforms(section);
   o.max_concurrency = section.optional_int("max_concurrency", 0).value_or(0);
+  o.serial_sessions = section.optional_bool("serial_sessions", false);
   section.finish();
   validate_located(o, section, synthetic, shared_prefix);
   return o;

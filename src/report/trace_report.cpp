@@ -112,6 +112,7 @@ Json workload_json(const trace::WorkloadOptions& w) {
   j["transforms"] = tj;
   // Only a closed loop has it (open-loop reports stay as they were).
   if (w.max_concurrency > 0) j["max_concurrency"] = w.max_concurrency;
+  if (w.serial_sessions) j["serial_sessions"] = true;
   return j;
 }
 

@@ -444,6 +444,7 @@ ResolvedScenario resolve_scenario(const config::Scenario& s, const ResolveOption
   trace::WorkloadOptions w = s.workload;
   w.synthetic.seed = s.seed;
   r.sim.max_concurrency = w.max_concurrency;  // the client's loop, which the simulator closes
+  r.sim.serial_sessions = w.serial_sessions;
   if (options.truncate_prompts) w.transforms.max_model_len = r.deployment.max_model_len;
   r.workload = std::make_shared<const trace::Workload>(w);
   return r;

@@ -19,13 +19,15 @@ enum class EventKind : std::uint8_t {
   kSwapInDone,      // a swapped-out request's KV is back on the GPU
   kKvTransferDone,  // disaggregated: a prompt's KV has reached its decode instance
   kFrontendDone,    // a request has passed the front end (SimOptions::frontend_latency_ns)
+  kSessionTurn,     // serial sessions: a session's next request is sent (replica: the session)
 };
 
 struct Event {
   TimeNs time = 0;
   std::uint64_t seq = 0;  // tie-breaker: push order within one run
   EventKind kind = EventKind::kArrival;
-  std::uint32_t replica = 0;  // kStepEnd, kSwapInDone, kKvTransferDone (the sender)
+  std::uint32_t replica = 0;  // kStepEnd, kSwapInDone, kKvTransferDone (the sender);
+                              // kSessionTurn: the session
   std::uint32_t request = 0;  // kSwapInDone, kKvTransferDone, kFrontendDone: request slot
 };
 

@@ -127,6 +127,11 @@ struct SimOptions {
   // outstanding (arrived, not yet completed or rejected); the next request waits for one to end
   // and arrives then, or at its own time if later. 0 = open loop.
   std::int64_t max_concurrency = 0;
+  // Serial sessions (trace::WorkloadOptions::serial_sessions): a request with a session id is
+  // sent when the session's previous request has ended (completed or rejected), or at its own
+  // time if later, as a chat client sends a conversation's next turn once it has the answer; its
+  // TTFT and E2E count from that send. Other sessions' requests go out on time meanwhile.
+  bool serial_sessions = false;
   // The serving front end's latency per request (model::CostProfile::frontend_latency_s, else
   // kVllmV0FrontendLatencyNs for vLLM V0): a request reaches the routers and its engine's queue
   // this much after the client sent it; its TTFT, E2E and queueing time count from the send.

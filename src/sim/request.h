@@ -11,6 +11,7 @@
 // A request ends exactly once, in kFinished or kRejected (or is still live at --time-limit).
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "common/units.h"
@@ -72,6 +73,10 @@ struct Request {
   // a decode instance admits it (consumed by that admission; lost on recompute).
   std::int64_t kv_received = 0;
   Bytes load_bytes = 0;  // admitted, not yet running: bytes to load from the CPU offload tier
+  // SimOptions::serial_sessions: the simulator's index of the request's session, whose next
+  // request waits for this one to end; kNoSession when it has none (or sessions are not serial).
+  static constexpr std::uint32_t kNoSession = std::numeric_limits<std::uint32_t>::max();
+  std::uint32_t session = kNoSession;
 
   std::int64_t final_tokens() const { return prompt_tokens + output_tokens; }
 };

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <string>
+#include <unordered_map>
 
 #include "common/assert.h"
 #include "common/error.h"
@@ -94,8 +96,10 @@ class Simulator final : public RequestSink {
 
   void on_request_end(RequestPool::Slot slot, bool keep) override {
     ++ended_;
+    const std::uint32_t session = pool_[slot].session;
     if (observer_) observer_->on_request_end(pool_[slot]);
     if (!keep) pool_.release(slot);
+    if (session != Request::kNoSession) end_turn(session);
     if (held_by_client_) send_held();
   }
   void on_release(RequestPool::Slot slot) override { pool_.release(slot); }
@@ -148,6 +152,15 @@ class Simulator final : public RequestSink {
   void count_unfinished(SimResult& result, TimeNs end, bool hit_limit);
   void collect_replicas(SimResult& result) const;  // capacity, memory and load over time
   void on_arrival(TimeNs now);
+  // A request is sent (its arrival_ns): it enters the front end, or joins at once. `session`:
+  // its serial session's index (Request::kNoSession without one).
+  void admit(const trace::RequestSpec& spec, std::uint32_t session, TimeNs now);
+  // Serial sessions: the index of next_'s session (new ones numbered in order of appearance).
+  std::uint32_t session_of_next();
+  // Serial sessions: a session's request has ended; its next waiting request is sent at its own
+  // time, or just after now if that has passed (send_held's rule).
+  void end_turn(std::uint32_t session);
+  void on_session_turn(const Event& e, TimeNs now);
   // Schedules the arrival of next_: now, or held until a closed-loop client is free.
   void schedule_next();
   void send_held();  // a client is free: the held request goes out at max(its time, now_ + 1)
@@ -209,6 +222,16 @@ class Simulator final : public RequestSink {
   TimeNs now_ = 0;               // the time of the events being dispatched
   std::uint64_t batches_ = 0;    // instants whose events have been dispatched
   bool held_by_client_ = false;  // next_ waits for a closed-loop client (max_concurrency)
+  // Serial sessions (SimOptions::serial_sessions): per session, whether a request of it is out
+  // (sent, or due to be sent by a kSessionTurn event) and the ones read since, waiting for it in
+  // order; `waiting_` counts those over all sessions (a closed loop's clients are busy with them).
+  struct Session {
+    bool out = false;
+    std::deque<trace::RequestSpec> waiting;
+  };
+  std::unordered_map<std::string, std::uint32_t> session_index_;
+  std::vector<Session> sessions_;
+  std::int64_t waiting_ = 0;
 };
 
 bool Simulator::read_next() {
@@ -241,20 +264,67 @@ void Simulator::mark(std::uint32_t replica) {
   dirty_.push_back(replica);
 }
 
-void Simulator::on_arrival(TimeNs now) {
+void Simulator::admit(const trace::RequestSpec& spec, std::uint32_t session, TimeNs now) {
   const RequestPool::Slot slot = pool_.acquire();
   Request& r = pool_[slot];
-  r.id = next_.id;
-  r.prompt_tokens = next_.prompt_tokens;
-  r.output_tokens = next_.output_tokens;
-  r.arrival_ns = next_.arrival_ns;
-  if (opts_.enable_prefix_caching) expand_prefix_blocks(next_, opts_.block_size, r.block_ids);
+  r.id = spec.id;
+  r.prompt_tokens = spec.prompt_tokens;
+  r.output_tokens = spec.output_tokens;
+  r.arrival_ns = spec.arrival_ns;
+  r.session = session;
+  if (opts_.enable_prefix_caching) expand_prefix_blocks(spec, opts_.block_size, r.block_ids);
   ++metrics_.arrived;
   if (opts_.frontend_latency_ns > 0) {
-    in_frontend_.emplace_back(slot, next_);
+    in_frontend_.emplace_back(slot, spec);
     events_.push(now + opts_.frontend_latency_ns, EventKind::kFrontendDone, 0, slot);
   } else {
-    join(slot, next_, now);
+    join(slot, spec, now);
+  }
+}
+
+std::uint32_t Simulator::session_of_next() {
+  const auto [it, added] =
+      session_index_.try_emplace(next_.session_id, static_cast<std::uint32_t>(sessions_.size()));
+  if (added) {
+    KVSIM_ASSERT(sessions_.size() < Request::kNoSession, "session indexes exhausted");
+    sessions_.emplace_back();
+  }
+  return it->second;
+}
+
+void Simulator::end_turn(std::uint32_t session) {
+  Session& s = sessions_[session];
+  if (s.waiting.empty()) {
+    s.out = false;
+    return;
+  }
+  // Still out: its next request is due (held by the event, not yet admitted).
+  TimeNs& at = s.waiting.front().arrival_ns;
+  at = std::max(at, now_ + 1);
+  events_.push(at, EventKind::kSessionTurn, session);
+}
+
+void Simulator::on_session_turn(const Event& e, TimeNs now) {
+  Session& s = sessions_[e.replica];
+  const trace::RequestSpec spec = std::move(s.waiting.front());
+  s.waiting.pop_front();
+  --waiting_;
+  admit(spec, e.replica, now);
+}
+
+void Simulator::on_arrival(TimeNs now) {
+  if (opts_.serial_sessions && !next_.session_id.empty()) {
+    const std::uint32_t session = session_of_next();
+    Session& s = sessions_[session];
+    if (s.out) {
+      s.waiting.push_back(next_);  // sent when the session's request before it ends
+      ++waiting_;
+    } else {
+      s.out = true;
+      admit(next_, session, now);
+    }
+  } else {
+    admit(next_, Request::kNoSession, now);
   }
   if (read_next()) {
     schedule_next();
@@ -265,7 +335,7 @@ void Simulator::on_arrival(TimeNs now) {
 
 void Simulator::schedule_next() {
   if (opts_.max_concurrency > 0) {
-    if (metrics_.arrived - ended_ >= opts_.max_concurrency) {
+    if (metrics_.arrived + waiting_ - ended_ >= opts_.max_concurrency) {
       held_by_client_ = true;
       return;
     }
@@ -276,7 +346,7 @@ void Simulator::schedule_next() {
 }
 
 void Simulator::send_held() {
-  if (metrics_.arrived - ended_ >= opts_.max_concurrency) return;
+  if (metrics_.arrived + waiting_ - ended_ >= opts_.max_concurrency) return;
   held_by_client_ = false;
   // Sent once the client has the answer that freed it (or at its own time, if later): TTFT and
   // E2E count from there, as the benchmark client measures them. The engine has already decided
@@ -496,6 +566,9 @@ void Simulator::dispatch(const Event& e, TimeNs now) {
     case EventKind::kFrontendDone:
       on_frontend_done(e, now);
       break;
+    case EventKind::kSessionTurn:
+      on_session_turn(e, now);
+      break;
   }
 }
 
@@ -584,8 +657,9 @@ void Simulator::fast_forward(std::uint32_t replica, TimeNs limit, TimeNs& now) {
   const TimeNs horizon = std::min(
       {events_.empty() ? kTimeNever : events_.top().time, timeline_.next_sample(), after_limit});
   Replica& rep = *replicas_[replica];
-  // A request that finishes in the run schedules nothing unless a client waits to send.
-  if (!rep.begin_fast_forward(now, horizon, !held_by_client_)) return;
+  // A request that finishes in the run schedules nothing unless a client waits to send, or a
+  // session's request waits for the one before it (serial sessions).
+  if (!rep.begin_fast_forward(now, horizon, !held_by_client_ && waiting_ == 0)) return;
   std::uint64_t elided = 0;
   // A step that would end after the horizon may still run in flight (its end an ordinary
   // event) when it ends before the next timeline sample and within the limit.
@@ -650,6 +724,8 @@ void Simulator::count_unfinished(SimResult& result, TimeNs end, bool hit_limit) 
   // The request read ahead for the next arrival, due after the limit, was read from the workload
   // too: count it, so that completed + rejected + unfinished is every request read.
   if (hit_limit && have_next_) ++result.requests_unfinished;
+  // Serial sessions: requests read, still waiting for their session's previous one.
+  result.requests_unfinished += waiting_;
 }
 
 void Simulator::collect_replicas(SimResult& result) const {
@@ -751,6 +827,7 @@ SimResult Simulator::run() {
     KVSIM_ASSERT(pool_.num_live() == 0, "a drained run leaves no live request");
     KVSIM_ASSERT(metrics_.arrived == metrics_.completed + metrics_.rejected(),
                  "every request ends exactly once");
+    KVSIM_ASSERT(waiting_ == 0, "a drained run leaves no session's request waiting");
   }
   count_unfinished(result, end, hit_limit);
   collect_replicas(result);

@@ -132,6 +132,12 @@ struct WorkloadOptions {
   // ready at time 0 (the client's default --request-rate inf), so the concurrency alone sets the
   // load. The simulator applies it (sim::SimOptions::max_concurrency); the stream is unchanged.
   std::int64_t max_concurrency = 0;
+  // Serial sessions (a chat client's conversations): a request with a session id is sent when
+  // the session's previous request has ended, or at its own time if later (inference-perf's
+  // multi-turn chat; vLLM's multi-turn benchmark). Its arrival (the time TTFT counts from) is
+  // that send time. With max_concurrency, a request waiting for its session holds a client. The
+  // simulator applies it (sim::SimOptions::serial_sessions); the stream is unchanged.
+  bool serial_sessions = false;
 };
 
 // Fills the defaults that need no file access: with synthetic.lengths_from set, an unset

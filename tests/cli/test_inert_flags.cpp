@@ -67,6 +67,10 @@ TEST_CASE("cli: flags that do nothing here warn once on stderr", "[cli][habits]"
   CHECK(count(r.err,
               "kvsim: warning: --enable-prefix-caching: the workload carries no prefix "
               "hashes") == 1);
+  r = run_kvsim(with("simulate", small_run({"--serial-sessions", "--format", "json"})));
+  REQUIRE(r.exit_code == 0);
+  CHECK(count(r.err, "kvsim: warning: --serial-sessions: the workload carries no session ids") ==
+        1);
   r = run_kvsim(with("simulate", small_run({"--prefill-data-parallel-size", "2",
                                             "--kv-transfer-latency-us", "5", "--format", "json"})));
   REQUIRE(r.exit_code == 0);

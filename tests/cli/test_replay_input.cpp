@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -24,6 +26,16 @@ std::vector<std::vector<std::uint64_t>> hashes(const trace::RealRun& run,
     CHECK(spec.prefix_block_tokens == cli::kReplayHashTokens);
     out.push_back(spec.prefix_hashes);
   }
+  return out;
+}
+
+// The session id of every request of the run's temporary trace.
+std::vector<std::string> sessions(const trace::RealRun& run, const cli::ReplayPrompts& prompts) {
+  const cli::TempTrace temp(run, prompts);
+  const auto reader = trace::open_workload(temp.workload());
+  std::vector<std::string> out;
+  trace::RequestSpec spec;
+  while (reader->next(spec)) out.push_back(spec.session_id);
   return out;
 }
 
@@ -98,10 +110,17 @@ TEST_CASE("replayed prompts: a multi-turn conversation's turn goes on over its o
   trace::RealRun longer = run_of({68});
   longer.requests[0].output_tokens = 12;
   CHECK(hashes(longer, chat)[0].size() == 5);
-  // Single turns: the prompt's blocks only.
+  // Each turn names its conversation, and the workload sends a turn once the one before it of
+  // its conversation has ended.
+  CHECK(sessions(run, chat) ==
+        std::vector<std::string>{"conversation 0", "conversation 1", "conversation 0"});
+  CHECK(cli::TempTrace(run, chat).workload().serial_sessions);
+  // Single turns: the prompt's blocks only, no conversation.
   chat.multi_turn = false;
   CHECK(hashes(run, chat)[0].size() == 4);
   CHECK(hashes(longer, chat)[0].size() == 4);
+  CHECK(sessions(run, chat) == std::vector<std::string>{"", "", ""});
+  CHECK_FALSE(cli::TempTrace(run, chat).workload().serial_sessions);
 }
 
 TEST_CASE("read_replay_input: the client's cap and prompts, flags checked", "[cli][replay]") {

@@ -1,3 +1,8 @@
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -18,6 +23,36 @@ const char* kExp =
     " 'complete_time': 10.65},\n"
     " {'prompt_len': 128, 'output_len': 9, 'issue_time': 11.0, 'first_token_time': 11.2,"
     " 'complete_time': 11.6}]";
+
+// A CSV's rows as header -> cell maps (no quoting: kvsim's request log has none here).
+std::vector<std::map<std::string, std::string>> csv_rows(const std::string& text) {
+  std::vector<std::vector<std::string>> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::istringstream cs(line);
+    for (std::string cell; std::getline(cs, cell, ',');) cells.push_back(cell);
+    lines.push_back(cells);
+  }
+  std::vector<std::map<std::string, std::string>> rows;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    std::map<std::string, std::string> row;
+    for (std::size_t c = 0; c < lines[0].size() && c < lines[i].size(); ++c) {
+      row[lines[0][c]] = lines[i][c];
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+const std::map<std::string, std::string>& row_with_id(
+    const std::vector<std::map<std::string, std::string>>& rows, std::size_t id) {
+  for (const auto& r : rows) {
+    if (r.at("id") == std::to_string(id)) return r;
+  }
+  FAIL("no request " << id << " in the log");
+  return rows.front();
+}
 
 }  // namespace
 
@@ -53,6 +88,20 @@ TEST_CASE("kvsim validate replays a DistServe run: real and simulated side by si
   REQUIRE(table.exit_code == 0);
   CHECK(table.out.find("TTFT") != std::string::npos);
   CHECK(table.out.find("throughput: real") != std::string::npos);
+
+  // --requests and --timeline write the simulated side, as for kvsim simulate: one row per
+  // request of the run, in its order.
+  const std::string log = dir + "/requests.csv";
+  const std::string timeline = dir + "/timeline.csv";
+  REQUIRE(run_kvsim({"validate", "--run", exp, "--model", "opt-13b", "--gpu", "a100-80gb",
+                     "--engine", "v0", "--requests", log, "--timeline", timeline})
+              .exit_code == 0);
+  const auto rows = csv_rows(kvsim::test::slurp(log));
+  REQUIRE(rows.size() == 3);
+  CHECK(row_with_id(rows, 0).at("prompt_tokens") == "64");
+  CHECK(row_with_id(rows, 1).at("arrival_s") == "0.5");
+  CHECK(row_with_id(rows, 2).at("output_tokens") == "9");
+  CHECK(kvsim::test::slurp(timeline).rfind("t_s,running,waiting,", 0) == 0);
 }
 
 TEST_CASE("kvsim validate: bad input exits 2 with the file and field", "[cli][validate]") {
@@ -259,6 +308,32 @@ TEST_CASE("kvsim validate --multi-turn-chat: a turn finds its conversation's las
   // Turns 2 and 3 no longer prefill the previous answer.
   CHECK(c["metrics"]["ttft_s"]["simulated"]["mean"].get<double>() <
         t["metrics"]["ttft_s"]["simulated"]["mean"].get<double>());
+  // A turn due before its conversation's previous turn has its answer waits for it (the chat
+  // client sends it then): the four requests, 10 ms apart, as two conversations of two turns.
+  std::string quick = "[";
+  for (int i = 0; i < 4; ++i) {
+    const double t = 0.01 * i;
+    quick += std::string(i ? "," : "") + R"({"start_time": )" + std::to_string(t) +
+             R"(, "end_time": )" + std::to_string(t + 0.3) +
+             R"(, "info": {"input_tokens": 512, "output_tokens": 48, "output_token_times": [)" +
+             std::to_string(t + 0.05) + ", " + std::to_string(t + 0.3) + "]}}";
+  }
+  const std::string fast = write_temp_file(dir, "quick_lifecycle_metrics.json", quick + "]");
+  const std::string log = dir + "/requests.csv";
+  REQUIRE(run_kvsim({"validate", "--run", fast, "--model", "llama-3-8b", "--gpu", "h100-sxm",
+                     "--prompt-pool", "2", "--multi-turn-chat", "--requests", log})
+              .exit_code == 0);
+  const auto rows = csv_rows(kvsim::test::slurp(log));
+  REQUIRE(rows.size() == 4);
+  for (const std::size_t first : {0, 1}) {  // turn 1 of each conversation
+    const auto& one = row_with_id(rows, first);
+    const auto& two = row_with_id(rows, first + 2);
+    CHECK(std::stod(one.at("arrival_s")) == Approx(0.01 * static_cast<double>(first)));
+    const double sent = std::stod(two.at("arrival_s"));
+    const double answered = std::stod(one.at("finish_s"));
+    CHECK(sent > answered);
+    CHECK(sent - answered < 2e-9);  // 1 ns after
+  }
   // Conversations need their pool.
   const auto bare = run_kvsim({"validate", "--run", run, "--model", "llama-3-8b", "--gpu",
                                "h100-sxm", "--multi-turn-chat"});

@@ -1,6 +1,8 @@
 // cli/workload_flags.cpp: the workload flags shared by simulate, compare, plan and trace: a bad
 // value names its flag.
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -40,6 +42,47 @@ TEST_CASE("workload flags: a time window and a rate scale reach the trace, check
   const auto scale = run_kvsim({"trace", "stats", trace, "--rate-scale", "0"});
   CHECK(scale.exit_code == 2);
   CHECK(scale.err.rfind("kvsim: error: --rate-scale: ", 0) == 0);
+}
+
+TEST_CASE("workload flags: --serial-sessions sends a session's request after the one before",
+          "[cli][flags][sessions]") {
+  const std::string dir = kvsim::test::temp_dir();
+  const std::string trace = kvsim::test::write_temp_file(
+      dir, "chat.csv",
+      "arrival_s,prompt_tokens,output_tokens,session_id\n0,512,16,a\n0.001,600,16,a\n"
+      "0.001,512,16,b\n");
+  const std::string log = dir + "/requests.csv";
+  const std::vector<std::string> base = {"simulate",  "--model",  "llama-3-8b", "--gpu",
+                                         "a100-80gb", "--trace",  trace,        "--requests",
+                                         log,         "--format", "json"};
+  // A request's row: id,replica,state,reject_reason,prompt_tokens,output_tokens,arrival_s,...
+  const auto cell = [&log](std::size_t id, std::size_t column) {
+    std::istringstream in(kvsim::test::slurp(log));
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind(std::to_string(id) + ",", 0) != 0) continue;
+      std::istringstream cells(line);
+      std::string c;
+      for (std::size_t i = 0; i <= column; ++i) std::getline(cells, c, ',');
+      return std::stod(c);
+    }
+    FAIL("no request " << id);
+    return 0.0;
+  };
+  constexpr std::size_t kArrival = 6, kFinish = 9;
+  std::vector<std::string> args = base;
+  args.push_back("--serial-sessions");
+  const auto r = run_kvsim(args);
+  REQUIRE(r.exit_code == 0);
+  CHECK(nlohmann::json::parse(r.out)["inputs"]["workload"]["serial_sessions"] == true);
+  CHECK(cell(1, kArrival) > cell(0, kFinish));  // waited for request 0's answer
+  CHECK(cell(1, kArrival) - cell(0, kFinish) < 2e-9);
+  CHECK(cell(2, kArrival) == 0.001);  // session b: on time
+  // Without the flag the session ids hold nothing back.
+  const auto open = run_kvsim(base);
+  REQUIRE(open.exit_code == 0);
+  CHECK_FALSE(nlohmann::json::parse(open.out)["inputs"]["workload"].contains("serial_sessions"));
+  CHECK(cell(1, kArrival) == 0.001);
 }
 
 TEST_CASE("workload flags: --max-concurrency runs a closed loop and is reported",

@@ -125,3 +125,11 @@ TEST_CASE("workload: max_concurrency makes a closed loop", "[config][workload]")
   CHECK(error_of("workload:\n  trace: a.csv\n  max_concurrency: -2\n")
             .rfind("scen/s.yaml:3:20: workload.max_concurrency:", 0) == 0);
 }
+
+TEST_CASE("workload: serial_sessions holds a session's requests for the one before",
+          "[config][workload]") {
+  CHECK(parse("workload:\n  trace: a.csv\n  serial_sessions: true\n").serial_sessions);
+  CHECK_FALSE(parse("workload:\n  trace: a.csv\n").serial_sessions);
+  CHECK(error_of("workload:\n  trace: a.csv\n  serial_sessions: often\n")
+            .rfind("scen/s.yaml:3:20: workload.serial_sessions:", 0) == 0);
+}

@@ -296,8 +296,8 @@ TEST_CASE("Fast forward: with a client waiting to send, the finishing step is or
 TEST_CASE("Fast forward changes nothing: random runs, fast-forwarded and step by step",
           "[sim][fast_forward]") {
   // Memory pressure (preemption by recompute and by swap), prefix caching, one or two replicas,
-  // a timeline, CUDA-graph padding, a time limit, closed-loop clients and async scheduling:
-  // every result equal.
+  // a timeline, CUDA-graph padding, a time limit, closed-loop clients, serial sessions and async
+  // scheduling: every result equal.
   int runs = 0;
   std::int64_t fast_steps = 0, all_steps = 0;
   for (auto sched : {sim::SchedulerKind::kVllm, sim::SchedulerKind::kChunkedPrefill,
@@ -352,6 +352,11 @@ TEST_CASE("Fast forward changes nothing: random runs, fast-forwarded and step by
           if (rng.uniform_int(0, 3) == 0) opts.frontend_latency_ns = rng.uniform_int(1, 20) * kMs;
           if (sched == sim::SchedulerKind::kVllmV1) {
             opts.scheduler.async_scheduling = rng.uniform_int(0, 1) == 1;
+          }
+          // Conversations (seed 1): 5 of them, serial; each turn's send an event at an end.
+          if (seed == 1 && variant % 3 == 0) {
+            opts.serial_sessions = true;
+            for (auto& s : specs) s.session_id = std::to_string(s.id % 5);
           }
           memory::AllocatorOptions alloc = paged(rng.uniform_int(400, 1500), 8);
           alloc.watermark = 0.01;

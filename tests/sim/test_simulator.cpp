@@ -329,6 +329,88 @@ TEST_CASE("A closed loop with a rate: a request goes at its own time when a clie
   CHECK(run.result.max_running == 1);
 }
 
+namespace {
+
+trace::RequestSpec turn(std::uint64_t id, TimeNs arrival, const char* session) {
+  trace::RequestSpec s = spec(id, arrival, 10, 3);
+  s.session_id = session;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("Serial sessions: a conversation's next turn is sent when the turn before it ends",
+          "[sim][sessions]") {
+  // 1 ms steps (vLLM V0 order: a prefill step runs alone). R0 (conversation a) at 0; R1 (a) and
+  // R2 (b) due at 1 ms, when R0 has its first token:
+  //   t=0  R0 prefills                              -> token 1 at 1 ms
+  //   t=1  R2 sent and prefills alone; R1 waits for R0 -> R2 token 1 at 2 ms
+  //   t=2, t=3  R0 and R2 decode                    -> both end at 4 ms
+  //   t=4 + 1 ns  R1 sent to an idle engine: prefill, two decodes -> ends at 7 ms + 1 ns
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  sim::SimOptions opts = small_options();
+  opts.serial_sessions = true;
+  const std::vector<trace::RequestSpec> specs = {turn(0, 0, "a"), turn(1, kMs, "a"),
+                                                 turn(2, kMs, "b")};
+  const auto run = run_sim(opts, {}, cost, specs);
+  REQUIRE(run.result.metrics.completed == 3);
+  CHECK(run.ended.at(0).finish_ns == 4 * kMs);
+  CHECK(run.ended.at(2).arrival_ns == kMs);  // another conversation's turn goes on time
+  CHECK(run.ended.at(2).finish_ns == 4 * kMs);
+  const sim::Request& r1 = run.ended.at(1);
+  CHECK(r1.arrival_ns == 4 * kMs + 1);
+  CHECK(r1.first_token_ns == 5 * kMs + 1);  // TTFT counts from the send: 1 ms
+  CHECK(r1.finish_ns == 7 * kMs + 1);
+  CHECK(run.result.duration_ns == 7 * kMs + 1);
+  CHECK(run.result.metrics.ttft.max() == kMs);
+
+  // Without serial sessions the ids change nothing: R1 goes at 1 ms, with R2.
+  sim::SimOptions free = small_options();
+  const auto open = run_sim(free, {}, cost, specs);
+  CHECK(open.ended.at(1).arrival_ns == kMs);
+
+  // A turn due after its conversation's previous one has ended goes at its own time.
+  const auto late = run_sim(opts, {}, cost, {turn(0, 0, "a"), turn(1, 10 * kMs, "a")});
+  CHECK(late.ended.at(1).arrival_ns == 10 * kMs);
+
+  // Requests without a session id are never held.
+  const auto none = run_sim(opts, {}, cost, four_at_zero());
+  CHECK(none.result.max_running == 4);
+}
+
+TEST_CASE("Serial sessions: a turn still waiting at the time limit is unfinished, not lost",
+          "[sim][sessions]") {
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  sim::SimOptions opts = small_options();
+  opts.serial_sessions = true;
+  opts.time_limit_ns = 2 * kMs;
+  const auto run = run_sim(opts, {}, cost, {turn(0, 0, "a"), turn(1, 0, "a"), turn(2, 0, "a")});
+  CHECK(run.result.hit_time_limit);
+  CHECK(run.result.metrics.arrived == 1);
+  CHECK(run.result.metrics.completed == 0);
+  CHECK(run.result.requests_unfinished == 3);
+}
+
+TEST_CASE("Serial sessions in a closed loop: a turn waiting for its conversation holds a client",
+          "[sim][sessions][closed-loop]") {
+  // Two clients, all due at 0. R0 (a) goes; R1 (a) takes the second client and waits for R0;
+  // R2 (b) waits for a client. R0 ends at 3 ms: R1 goes 1 ns later, which frees no client, and
+  // R2 goes then too (its client freed by R0's end).
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  sim::SimOptions opts = small_options();
+  opts.serial_sessions = true;
+  opts.max_concurrency = 2;
+  const auto run = run_sim(opts, {}, cost, {turn(0, 0, "a"), turn(1, 0, "a"), turn(2, 0, "b")});
+  REQUIRE(run.result.metrics.completed == 3);
+  CHECK(run.ended.at(0).finish_ns == 3 * kMs);
+  CHECK(run.ended.at(1).arrival_ns == 3 * kMs + 1);
+  CHECK(run.ended.at(2).arrival_ns == 3 * kMs + 1);
+  CHECK(run.result.max_running == 2);
+}
+
 TEST_CASE("Async scheduling: a request that arrives during a step joins the step after next",
           "[sim][async]") {
   // vLLM V1's async scheduling decides step k+1 when it launches step k. 1 ms steps; R0
