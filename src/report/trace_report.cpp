@@ -141,6 +141,11 @@ Json trace_stats_json(const trace::TraceStats& s, std::string_view command,
     j["prefix_blocks"] = s.prefix_blocks;
     j["distinct_prefix_hashes"] = s.distinct_prefix_hashes;
   }
+  if (s.sessions > 0) {
+    j["sessions"] = {{"count", s.sessions},
+                     {"requests", s.requests_with_session},
+                     {"max_requests", s.max_session_requests}};
+  }
   return j;
 }
 
@@ -170,6 +175,11 @@ std::string trace_stats_table(const trace::TraceStats& s, const std::string& sou
     kv.add("prefix blocks", with_commas(s.prefix_blocks),
            with_commas(s.distinct_prefix_hashes) + " distinct, " +
                std::to_string(s.prefix_block_tokens) + " tokens each");
+  }
+  if (s.sessions > 0) {
+    kv.add("sessions", with_commas(s.sessions),
+           with_commas(s.requests_with_session) + " requests with a session id, at most " +
+               with_commas(s.max_session_requests) + " in one");
   }
   Table lengths({"tokens", "mean", "p50", "p90", "p99", "max", "min"});
   const auto row = [&](const char* name, const trace::LengthSummary& l) {

@@ -39,6 +39,7 @@ void TraceStatsAccumulator::add(const RequestSpec& r) {
   prompt_.add(r.prompt_tokens);
   output_.add(r.output_tokens);
   total_.add(r.prompt_tokens + r.output_tokens);
+  if (!r.session_id.empty()) ++session_requests_[r.session_id];
   if (r.prefix_hashes.empty()) return;
   if (!has_hashes_) {
     has_hashes_ = true;
@@ -87,6 +88,11 @@ TraceStats TraceStatsAccumulator::finish(const ReaderStats& reader) const {
   s.prompt_tokens = summarize(prompt_);
   s.output_tokens = summarize(output_);
   s.total_tokens = summarize(total_);
+  for (const auto& [id, n] : session_requests_) {
+    s.requests_with_session += n;
+    s.max_session_requests = std::max(s.max_session_requests, n);
+  }
+  s.sessions = static_cast<std::int64_t>(session_requests_.size());
   s.has_prefix_hashes = has_hashes_;
   if (has_hashes_) {
     s.prefix_block_tokens = block_tokens_;

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "common/int_quantiles.h"
@@ -43,6 +45,10 @@ struct TraceStats {
   std::optional<double> prefix_block_reuse_fraction;
   // prefix_tokens_reused / prompt tokens of the requests with hashes.
   std::optional<double> prefix_token_reuse_fraction;
+  // Session ids (a conversation's requests; --serial-sessions sends each after the one before).
+  std::int64_t requests_with_session = 0;
+  std::int64_t sessions = 0;              // distinct session ids
+  std::int64_t max_session_requests = 0;  // the most requests of one session
 
   // rows that did not become requests: bad rows skipped + failed requests.
   std::int64_t rejected_rows() const { return reader.bad_rows_skipped + reader.failed_requests; }
@@ -66,6 +72,7 @@ class TraceStatsAccumulator {
   std::int64_t block_tokens_ = 0;
   std::int64_t blocks_ = 0, blocks_reused_ = 0, tokens_reused_ = 0, hashed_prompt_tokens_ = 0;
   std::unordered_set<std::uint64_t> seen_;
+  std::unordered_map<std::string, std::int64_t> session_requests_;
 };
 
 // Drains `reader` and summarises it. Throws what the reader throws.

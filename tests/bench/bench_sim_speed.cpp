@@ -20,12 +20,16 @@
 //   BM_DecodeHeavySparseAttention  the decode-heavy run on DeepSeek-V3.2 (sparse attention) at
 //                              TP 8 after prompts past its top-k, fast-forwarded
 //                              (...StepByStep: every step one event)
+//   BM_ChatSessionsSerial      4,096 chat turns of 256 conversations, each turn sent once the one
+//                              before it has its answer (serial sessions); ...OnTime: the same
+//                              turns sent on time
 //
 // Each of the first two also as ...StepByStep: with SimOptions::fast_forward off (one event per
 // step), the same results. Skips with a message when ../shared/data is absent.
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "config/catalog.h"
@@ -242,5 +246,70 @@ void BM_SimulateSplitwiseConvStepByStep(benchmark::State& state) {
 }
 BENCHMARK(BM_SimulateSplitwiseConv)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SimulateSplitwiseConvStepByStep)->Unit(benchmark::kMillisecond);
+
+// A native trace of `conversations` chats of `turns` turns, in a temporary file: request i is
+// turn i / conversations of conversation i mod conversations, sent every `gap_s`; turn k's
+// prompt is 256 tokens and k × (128 answer + 64 question) more, its output 128, its prefix ids
+// by position in its conversation over prompt and output (64-token blocks).
+std::string write_chat_trace(std::int64_t conversations, std::int64_t turns, double gap_s) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "kvsim-bench-chat.csv").string();
+  std::ofstream out(path);
+  out << "arrival_s,prompt_tokens,output_tokens,session_id,prefix_hashes\n";
+  for (std::int64_t i = 0; i < conversations * turns; ++i) {
+    const std::int64_t c = i % conversations, turn = i / conversations;
+    const std::int64_t prompt = 256 + turn * (128 + 64), output = 128;
+    out << static_cast<double>(i) * gap_s << ',' << prompt << ',' << output << ',' << c << ',';
+    for (std::int64_t b = 0; b < (prompt + output) / 64; ++b) {
+      out << (b ? ";" : "") << ((c + 1) << 20 | b);
+    }
+    out << '\n';
+  }
+  return path;
+}
+
+// 256 conversations of 16 turns (4,096 requests, one every 2.5 ms: a conversation's next turn
+// is due 0.64 s after its last, before that one's answer has ended) through Llama-3-8B on one
+// H200 with prefix caching, vLLM V1's scheduler; `serial` sessions (each turn sent once the one
+// before it has its answer: most wait) or turns sent on time.
+void chat_sessions(benchmark::State& state, bool serial) {
+  const std::string path = write_chat_trace(256, 16, 0.0025);
+  const model::ModelSpec model = config::load_model("llama-3-8b");
+  const model::HardwareSpec gpu = config::load_hardware("h200-sxm");
+  sim::SimOptions options;
+  options.scheduler.kind = sim::SchedulerKind::kVllmV1;
+  options.scheduler.max_num_seqs = 256;
+  options.scheduler.max_num_batched_tokens = 8192;
+  options.enable_prefix_caching = true;
+  options.serial_sessions = serial;
+  sim::DeploymentInputs in = decode_heavy_inputs(model, gpu, 1);
+  const sim::BuiltDeployment built = sim::build_deployment(in, options);
+  const sim::SimSetup setup = built.setup(options);
+  trace::WorkloadOptions w;
+  w.trace.path = path;
+  w.trace.prefix_block_tokens = 64;
+  const trace::Workload workload(w);
+  std::int64_t sequence_steps = 0, requests = 0, steps = 0;
+  double duration_s = 0;
+  for (auto _ : state) {
+    auto reader = workload.open();
+    const sim::SimResult r = sim::simulate(setup, *reader);
+    sequence_steps += r.metrics.num_sequence_steps;
+    requests += r.metrics.completed;
+    steps += r.metrics.num_steps;
+    duration_s = static_cast<double>(r.duration_ns) / 1e9;
+  }
+  report(state, sequence_steps, requests, steps);
+  state.counters["simulated_s"] = duration_s;
+  std::filesystem::remove(path);
+}
+void BM_ChatSessionsSerial(benchmark::State& state) {
+  chat_sessions(state, true);
+}
+void BM_ChatSessionsOnTime(benchmark::State& state) {
+  chat_sessions(state, false);
+}
+BENCHMARK(BM_ChatSessionsSerial)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ChatSessionsOnTime)->Unit(benchmark::kMillisecond);
 
 }  // namespace

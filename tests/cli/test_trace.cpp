@@ -121,6 +121,27 @@ TEST_CASE("trace gen --out-trace: the file, then its statistics", "[cli][trace]"
   CHECK(k["prefix_block_reuse_fraction"] == j["prefix_block_reuse_fraction"]);
 }
 
+TEST_CASE("trace stats: a trace's sessions, in the table and the JSON", "[cli][trace]") {
+  const std::string dir = temp_dir();
+  const std::string trace = kvsim::test::write_temp_file(
+      dir, "chat.csv",
+      "arrival_s,prompt_tokens,output_tokens,session_id\n0,512,16,a\n0.5,600,16,a\n"
+      "1,512,16,b\n1.5,10,2,\n");
+  const auto r = run_kvsim({"trace", "stats", trace, "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["sessions"] == json{{"count", 2}, {"requests", 3}, {"max_requests", 2}});
+  const auto table = run_kvsim({"trace", "stats", trace, "--format", "table"});
+  REQUIRE(table.exit_code == 0);
+  CHECK(table.out.find("  sessions                   2  3 requests with a session id, at most 2 "
+                       "in one") != std::string::npos);
+  // A trace without session ids has no such entry.
+  const std::string plain = kvsim::test::write_temp_file(
+      dir, "plain.csv", "arrival_s,prompt_tokens,output_tokens\n0,512,16\n");
+  CHECK_FALSE(json::parse(run_kvsim({"trace", "stats", plain, "--format", "json"}).out)
+                  .contains("sessions"));
+}
+
 TEST_CASE("trace convert: native CSV out, and nothing written on bad input", "[cli][trace]") {
   const std::string dir = temp_dir();
   const auto in = write_temp_file(dir, "az.csv",

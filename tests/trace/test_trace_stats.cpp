@@ -111,6 +111,27 @@ TEST_CASE("trace stats: hashes past a prompt's blocks are its output's, reused b
   CHECK(s.distinct_prefix_hashes == 4);
 }
 
+TEST_CASE("trace stats: sessions, their requests and the longest", "[trace][stats]") {
+  TraceStatsAccumulator acc;
+  const auto in = [](const char* session, TimeNs at) {
+    RequestSpec r = spec(at, 10, 5);
+    r.session_id = session;
+    return r;
+  };
+  acc.add(in("a", 0));
+  acc.add(in("b", 1));
+  acc.add(spec(2, 10, 5));  // none
+  acc.add(in("a", 3));
+  acc.add(in("a", 4));
+  const TraceStats s = acc.finish({});
+  CHECK(s.sessions == 2);
+  CHECK(s.requests_with_session == 4);
+  CHECK(s.max_session_requests == 3);
+  TraceStatsAccumulator none;
+  none.add(spec(0, 10, 5));
+  CHECK(none.finish({}).sessions == 0);
+}
+
 TEST_CASE("trace stats: compute_trace_stats drains a reader and keeps its counters",
           "[trace][stats]") {
   const std::string path = test::trace_file(
