@@ -107,10 +107,12 @@ PreparedRun prepare_run(const SimCommandFlags& flags) {
 }
 
 RunOutput run_scenario(const run::ResolvedScenario& scenario, const std::string& requests_path,
-                       const std::string& label, report::KvDetail kv_detail) {
+                       const std::string& label, report::KvDetail kv_detail,
+                       sim::SimObserver* extra) {
   SimProgressLine progress(label);
   FanOut observers;
   observers.observers.push_back(&progress);
+  if (extra != nullptr) observers.observers.push_back(extra);
   std::unique_ptr<report::RequestLog> log;
   if (!requests_path.empty()) {
     log = std::make_unique<report::RequestLog>(requests_path);

@@ -81,7 +81,9 @@ struct RunOutput {
   sim::SimResult result;
   report::SimReportInputs inputs;
 };
+// `extra`, when given, sees every request end too.
 RunOutput run_scenario(const run::ResolvedScenario& scenario, const std::string& requests_path,
-                       const std::string& label, report::KvDetail kv_detail);
+                       const std::string& label, report::KvDetail kv_detail,
+                       sim::SimObserver* extra = nullptr);
 
 }  // namespace kvsim::cli

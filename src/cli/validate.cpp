@@ -31,6 +31,7 @@ namespace {
 struct ValidateFlags {
   SimCommandFlags sim;
   std::string run_path;          // --run FILE
+  std::string side_by_side;      // --side-by-side FILE.csv
   std::string run_config;        // --run-config FILE (inference-perf's configuration)
   bool multi_turn_chat = false;  // --multi-turn-chat
   ReplayFlags replay;
@@ -134,6 +135,60 @@ ReplayInput read_run(const ValidateFlags& f) {
   client.shared_prefix_prompts = given("--shared-prefix-prompts", w.shared_prefix_prompts);
   client.shared_prefix_tokens = given("--shared-prefix-tokens", w.shared_prefix_tokens);
   return read_replay_input(f.run_path, f.replay, client);
+}
+
+// --side-by-side: each request's simulated send time and latencies, by id (its index in the
+// run, as the replay's trace numbers them). Times in ns, -1 when they did not happen.
+class SimulatedRequests final : public sim::SimObserver {
+ public:
+  struct Row {
+    const char* state = "";
+    TimeNs sent = -1, first_token = -1, finish = -1;
+  };
+  explicit SimulatedRequests(std::size_t n) : rows_(n) {}
+  void on_request_end(const sim::Request& r) override {
+    if (r.id >= rows_.size()) return;
+    Row& row = rows_[r.id];
+    row.state = sim::request_state_name(r.state);
+    row.sent = r.arrival_ns;
+    row.first_token = r.first_token_ns;
+    row.finish = r.state == sim::RequestState::kFinished ? r.finish_ns : -1;
+  }
+  const std::vector<Row>& rows() const { return rows_; }
+
+ private:
+  std::vector<Row> rows_;
+};
+
+// One CSV row per request of the run: lengths, the run's arrival and the simulated send, then
+// real and simulated TTFT, TPOT (as the source defines it: (E2E − TTFT) / (output − 1)) and E2E
+// side by side, seconds; a cell is empty when that side has no value (a failed real request, an
+// output of one token, a simulated request rejected or unfinished, a request a time limit left
+// unsent).
+std::string side_by_side_csv(const trace::RealRun& run, const SimulatedRequests& sim) {
+  std::string out =
+      "id,prompt_tokens,output_tokens,arrival_s,sim_sent_s,sim_state,real_ttft_s,sim_ttft_s,"
+      "real_tpot_s,sim_tpot_s,real_e2e_s,sim_e2e_s\n";
+  const auto cell = [](double v) { return v < 0 ? std::string() : report::Json(v).dump(); };
+  const auto seconds = [](TimeNs t) { return static_cast<double>(t) / 1e9; };
+  for (std::size_t i = 0; i < run.requests.size(); ++i) {
+    const trace::RealRequest& q = run.requests[i];
+    const SimulatedRequests::Row& s = sim.rows()[i];
+    const bool real = !q.failed;
+    const double sent = s.sent >= 0 ? seconds(s.sent) : -1;
+    const double ttft = s.first_token >= 0 ? seconds(s.first_token - s.sent) : -1;
+    const double e2e = s.finish >= 0 ? seconds(s.finish - s.sent) : -1;
+    const double tpot =
+        s.finish >= 0 && q.output_tokens > 1
+            ? seconds(s.finish - s.first_token) / static_cast<double>(q.output_tokens - 1)
+            : -1;
+    out += std::to_string(i) + "," + std::to_string(q.prompt_tokens) + "," +
+           std::to_string(q.output_tokens) + "," + cell(q.arrival_s) + "," + cell(sent) + "," +
+           s.state + "," + cell(real ? q.ttft_s : -1) + "," + cell(ttft) + "," +
+           cell(real ? q.tpot_s : -1) + "," + cell(tpot) + "," + cell(real ? q.e2e_s : -1) + "," +
+           cell(e2e) + "\n";
+  }
+  return out;
 }
 
 // Real against simulated: the latency rows and the throughputs.
@@ -301,10 +356,19 @@ void run_validate(const ValidateFlags& f) {
   const PreparedRun prepared = prepare_run(sim);
   // --requests and --timeline write what they write for `kvsim simulate`: the simulated side,
   // one row per request of the run (in the run's order) and the memory timeline.
+  if (!f.side_by_side.empty() && run.summary) {
+    throw flag_error("--side-by-side",
+                     "the run reports a summary, not each request's timings (" + f.run_path + ")");
+  }
+  SimulatedRequests per_request(f.side_by_side.empty() ? 0 : run.requests.size());
   const RunOutput out = run_scenario(prepared.resolved, f.sim.serving.requests_path,
-                                     "validate:", kv_detail(f.sim.serving));
+                                     "validate:", kv_detail(f.sim.serving),
+                                     f.side_by_side.empty() ? nullptr : &per_request);
   if (!f.sim.serving.timeline_path.empty()) {
     write_file_atomically(f.sim.serving.timeline_path, report::timeline_csv(out.result));
+  }
+  if (!f.side_by_side.empty()) {
+    write_file_atomically(f.side_by_side, side_by_side_csv(run, per_request));
   }
   const Comparison c = compare(run, out);
   report::emit(f.sim.output,
@@ -325,6 +389,12 @@ void register_validate(CLI::App& app) {
                       "The real run: vLLM benchmark_serving --save-result JSON, requests.jsonl, "
                       "a DistServe .exp file, an aiperf profile_export.jsonl or an "
                       "inference-perf lifecycle report (per-request, or one stage's summary)");
+  command
+      ->add_option("--side-by-side", flags->side_by_side,
+                   "Also write one CSV row per request of the run: its lengths, arrival and "
+                   "simulated send, and real and simulated TTFT, TPOT and E2E side by side "
+                   "(a run with per-request timings)")
+      ->type_name("FILE.csv");
   add_run_config_flag(command, flags->run_config);
   add_multi_turn_flag(command, flags->multi_turn_chat);
   add_replay_flags(command, flags->replay);

@@ -102,6 +102,31 @@ TEST_CASE("kvsim validate replays a DistServe run: real and simulated side by si
   CHECK(row_with_id(rows, 1).at("arrival_s") == "0.5");
   CHECK(row_with_id(rows, 2).at("output_tokens") == "9");
   CHECK(kvsim::test::slurp(timeline).rfind("t_s,running,waiting,", 0) == 0);
+
+  // --side-by-side: real and simulated per request, in the run's order.
+  const std::string sides = dir + "/sides.csv";
+  REQUIRE(run_kvsim({"validate", "--run", exp, "--model", "opt-13b", "--gpu", "a100-80gb",
+                     "--engine", "v0", "--side-by-side", sides, "--requests", log})
+              .exit_code == 0);
+  const auto pairs = csv_rows(kvsim::test::slurp(sides));
+  REQUIRE(pairs.size() == 3);
+  const auto& second = row_with_id(pairs, 1);
+  CHECK(second.at("prompt_tokens") == "32");
+  CHECK(second.at("arrival_s") == "0.5");
+  CHECK(second.at("sim_sent_s") == "0.5");
+  CHECK(second.at("sim_state") == "finished");
+  CHECK(std::stod(second.at("real_ttft_s")) == Approx(0.05));
+  CHECK(std::stod(second.at("real_e2e_s")) == Approx(0.15));
+  CHECK(std::stod(second.at("real_tpot_s")) == Approx(0.05));  // (0.15 - 0.05) / 2
+  // The simulated side is the request log's.
+  const auto simulated = csv_rows(kvsim::test::slurp(log));
+  for (std::size_t id = 0; id < 3; ++id) {
+    const auto& side = row_with_id(pairs, id);
+    const auto& logged = row_with_id(simulated, id);
+    CHECK(std::stod(side.at("sim_ttft_s")) == Approx(std::stod(logged.at("ttft_s"))));
+    CHECK(std::stod(side.at("sim_tpot_s")) == Approx(std::stod(logged.at("tpot_s"))));
+    CHECK(std::stod(side.at("sim_e2e_s")) == Approx(std::stod(logged.at("e2e_s"))));
+  }
 }
 
 TEST_CASE("kvsim validate: bad input exits 2 with the file and field", "[cli][validate]") {
@@ -224,6 +249,12 @@ TEST_CASE("kvsim validate on an inference-perf stage summary compares the client
   const auto s = run_kvsim(staged);
   CHECK(s.exit_code == 2);
   CHECK(s.err.find("--run-stage picks a stage of a per-request report") != std::string::npos);
+  std::vector<std::string> sides = base;
+  sides.insert(sides.end(), {"--side-by-side", dir + "/sides.csv"});
+  const auto sb = run_kvsim(sides);
+  CHECK(sb.exit_code == 2);
+  CHECK(sb.err.find("--side-by-side: the run reports a summary, not each request's timings") !=
+        std::string::npos);
   const auto cal = run_kvsim({"calibrate", "--from-run", stage, "--model", "llama-3-8b", "--gpu",
                               "h100-sxm", "--format", "json"});
   CHECK(cal.exit_code == 2);
