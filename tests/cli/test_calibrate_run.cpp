@@ -192,7 +192,8 @@ TEST_CASE("kvsim calibrate --from-run: what the run's client did (cap, prompt po
   const auto turns = run_kvsim(chat);
   REQUIRE(turns.exit_code == 0);
   CHECK(Json::parse(turns.out)["inputs"]["runs"][0]["prompts"] ==
-        "a pool of 1 prompt, each prompt a turn of its conversation (multi-turn chat)");
+        "a pool of 1 prompt, each prompt a turn of its conversation, sent once the turn before it "
+        "has its answer (multi-turn chat)");
   kvsim::test::check_one_error(
       run_kvsim({"calibrate", "--from", "x.csv", "--gpu", "a100-80gb", "--multi-turn-chat"}),
       {"--multi-turn-chat", "--from-run"});

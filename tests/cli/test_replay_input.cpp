@@ -96,8 +96,8 @@ TEST_CASE("replayed prompts: a multi-turn conversation's turn goes on over its o
   chat.pool = 2;
   chat.multi_turn = true;
   CHECK(chat.describe() ==
-        "a pool of 2 prompts, each prompt a turn of its conversation "
-        "(multi-turn chat)");
+        "a pool of 2 prompts, each prompt a turn of its conversation, sent once the turn "
+        "before it has its answer (multi-turn chat)");
   const auto h = hashes(run, chat);
   REQUIRE(h.size() == 3);
   CHECK(h[0].size() == 4);  // 64 + 4 output tokens: four full blocks

@@ -335,7 +335,8 @@ TEST_CASE("kvsim validate --multi-turn-chat: a turn finds its conversation's las
   const Json t = Json::parse(turns.out);
   const Json c = Json::parse(chat.out);
   CHECK(c["inputs"]["prompts"] ==
-        "a pool of 2 prompts, each prompt a turn of its conversation (multi-turn chat)");
+        "a pool of 2 prompts, each prompt a turn of its conversation, sent once the turn before it "
+        "has its answer (multi-turn chat)");
   // Turns 2 and 3 no longer prefill the previous answer.
   CHECK(c["metrics"]["ttft_s"]["simulated"]["mean"].get<double>() <
         t["metrics"]["ttft_s"]["simulated"]["mean"].get<double>());
