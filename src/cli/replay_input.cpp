@@ -246,9 +246,10 @@ std::string ReplayPrompts::describe() const {
     s += (s.empty() ? "" : ", ") + std::to_string(groups) + " shared system prompt" +
          (groups == 1 ? "" : "s") + " of " + std::to_string(shared_tokens) + " tokens";
   }
-  if (multi_turn)
+  if (multi_turn) {
     s += ", each prompt a turn of its conversation, sent once the turn before it has its answer "
          "(multi-turn chat)";
+  }
   return s;
 }
 
