@@ -354,12 +354,12 @@ void run_validate(const ValidateFlags& f) {
   SimCommandFlags sim = f.sim;
   sim.workload_override = temp.workload();
   const PreparedRun prepared = prepare_run(sim);
-  // --requests and --timeline write what they write for `kvsim simulate`: the simulated side,
-  // one row per request of the run (in the run's order) and the memory timeline.
   if (!f.side_by_side.empty() && run.summary) {
     throw flag_error("--side-by-side",
                      "the run reports a summary, not each request's timings (" + f.run_path + ")");
   }
+  // --requests and --timeline write what they write for `kvsim simulate`: the simulated side,
+  // one row per request of the run (in the run's order) and the memory timeline.
   SimulatedRequests per_request(f.side_by_side.empty() ? 0 : run.requests.size());
   const RunOutput out = run_scenario(prepared.resolved, f.sim.serving.requests_path,
                                      "validate:", kv_detail(f.sim.serving),

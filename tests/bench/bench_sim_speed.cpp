@@ -74,6 +74,23 @@ sim::SimOptions decode_heavy_options(bool fast_forward) {
   return options;
 }
 
+// `workload` through `setup` once per iteration, its counters reported (requests: the completed
+// ones); returns the last run's result.
+sim::SimResult simulate_each_iteration(benchmark::State& state, const sim::SimSetup& setup,
+                                       const trace::Workload& workload) {
+  std::int64_t sequence_steps = 0, requests = 0, steps = 0;
+  sim::SimResult last;
+  for (auto _ : state) {
+    auto reader = workload.open();
+    last = sim::simulate(setup, *reader);
+    sequence_steps += last.metrics.num_sequence_steps;
+    requests += last.metrics.completed;
+    steps += last.metrics.num_steps;
+  }
+  report(state, sequence_steps, requests, steps);
+  return last;
+}
+
 // 256 requests of `prompt` (100) prompt and 2,000 output tokens, all at once, through `setup` per
 // iteration; returns the last run's largest batch.
 std::int64_t run_decode_heavy(benchmark::State& state, const sim::SimSetup& setup,
@@ -85,18 +102,7 @@ std::int64_t run_decode_heavy(benchmark::State& state, const sim::SimSetup& setu
   w.synthetic.num_requests = 256;
   w.synthetic.prompt.value = static_cast<double>(prompt);
   w.synthetic.output.value = 2000;
-  const trace::Workload workload(w);
-  std::int64_t sequence_steps = 0, requests = 0, steps = 0, max_running = 0;
-  for (auto _ : state) {
-    auto reader = workload.open();
-    const sim::SimResult r = sim::simulate(setup, *reader);
-    sequence_steps += r.metrics.num_sequence_steps;
-    requests += r.metrics.completed;
-    steps += r.metrics.num_steps;
-    max_running = r.max_running;
-  }
-  report(state, sequence_steps, requests, steps);
-  return max_running;
+  return simulate_each_iteration(state, setup, trace::Workload(w)).max_running;
 }
 
 // `fast_forward` false: every step one event (SimOptions::fast_forward), the loop before it.
@@ -288,19 +294,8 @@ void chat_sessions(benchmark::State& state, bool serial) {
   trace::WorkloadOptions w;
   w.trace.path = path;
   w.trace.prefix_block_tokens = 64;
-  const trace::Workload workload(w);
-  std::int64_t sequence_steps = 0, requests = 0, steps = 0;
-  double duration_s = 0;
-  for (auto _ : state) {
-    auto reader = workload.open();
-    const sim::SimResult r = sim::simulate(setup, *reader);
-    sequence_steps += r.metrics.num_sequence_steps;
-    requests += r.metrics.completed;
-    steps += r.metrics.num_steps;
-    duration_s = static_cast<double>(r.duration_ns) / 1e9;
-  }
-  report(state, sequence_steps, requests, steps);
-  state.counters["simulated_s"] = duration_s;
+  const sim::SimResult last = simulate_each_iteration(state, setup, trace::Workload(w));
+  state.counters["simulated_s"] = static_cast<double>(last.duration_ns) / 1e9;
   std::filesystem::remove(path);
 }
 void BM_ChatSessionsSerial(benchmark::State& state) {
