@@ -321,10 +321,25 @@ void apply_engine_defaults(const config::Scenario& s, const Deployment& d, sim::
 
 std::optional<Error> ResolvedScenario::not_modelled() const {
   const Deployment& d = deployment;
-  if (d.data_parallel_size > 1 && d.pipeline_parallel_size > 1) {
+  if (d.data_parallel_size == 1 || d.pipeline_parallel_size == 1) return std::nullopt;
+  if (model::data_parallel_lockstep(d.model, d.data_parallel_size)) {
     return flag_error("--data-parallel-size",
-                      "data parallelism with pipeline parallelism is not modelled; use "
-                      "--pipeline-parallel-size 1 or --data-parallel-size 1");
+                      "data parallelism with pipeline parallelism is not modelled for an MoE "
+                      "model (its ranks step in lockstep); use --pipeline-parallel-size 1 or "
+                      "--data-parallel-size 1");
+  }
+  // Rank r holds GPUs [r × TP × PP, (r + 1) × TP × PP): every rank's stages meet at the links
+  // rank 0's do (the pipeline is priced once) when a rank fills whole nodes or a node holds
+  // whole ranks.
+  const model::HardwareSpec* hw = d.hardware_or_null();
+  const std::int64_t rank = d.tensor_parallel_size * d.pipeline_parallel_size;
+  const std::int64_t per_node = hw == nullptr ? rank : std::max<std::int64_t>(hw->gpus_per_node, 1);
+  if (rank % per_node != 0 && per_node % rank != 0) {
+    return flag_error("--data-parallel-size",
+                      "data-parallel ranks of TP × PP = " + std::to_string(rank) +
+                          " GPUs on nodes of " + std::to_string(per_node) +
+                          " cross nodes at different stage boundaries, which is not modelled; "
+                          "choose TP × PP dividing, or a multiple of, the GPUs per node");
   }
   return std::nullopt;
 }

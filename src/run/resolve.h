@@ -108,8 +108,9 @@ struct ResolvedScenario {
   // The deployment builder's inputs (sim::build_deployment); they point into this object.
   sim::DeploymentInputs deployment_inputs() const;
   // Why the simulator cannot run this combination of valid settings, naming the flag: data
-  // parallelism with pipeline parallelism. nullopt when it can. run::run throws it; `kvsim plan`
-  // lists the point as "not modelled" and goes on.
+  // parallelism with pipeline parallelism for an MoE model (ranks in lockstep), or with ranks
+  // whose stages would cross nodes unlike rank 0's. nullopt when it can. run::run throws it;
+  // `kvsim plan` lists the point as "not modelled" and goes on.
   std::optional<Error> not_modelled() const;
   // Disaggregated serving (sim.num_prefill_replicas > 0): the prefill instances' builder inputs
   // (deployment_inputs() at the prefill tensor- and data-parallel sizes, one stage,

@@ -127,9 +127,9 @@ BuiltDeployment build_deployment(const DeploymentInputs& in, const SimOptions& o
   const std::int64_t tp = in.tensor_parallel_size;
   const std::int64_t pp = in.pipeline_parallel_size;
   KVSIM_ASSERT(pp >= 1, "pipeline parallel size is resolved");
-  KVSIM_ASSERT(
-      in.data_parallel_size == 1 || pp == 1,
-      "data parallelism without pipeline parallelism (run::ResolvedScenario::not_modelled)");
+  KVSIM_ASSERT(pp == 1 || !model::data_parallel_lockstep(*in.model, in.data_parallel_size),
+               "no ranks in lockstep with pipeline parallelism "
+               "(run::ResolvedScenario::not_modelled)");
 
   BuiltDeployment d;
   d.block_size_ = in.block_size;

@@ -20,9 +20,9 @@ struct DeploymentInputs {
   const model::ModelSpec* model = nullptr;        // required
   const model::HardwareSpec* hardware = nullptr;  // required
   std::int64_t tensor_parallel_size = 1;
-  std::int64_t pipeline_parallel_size = 1;  // stages; a replica holds TP × PP GPUs
-  // Data-parallel ranks; a replica holds DP × TP GPUs. `model` is one GPU's view of an MoE model
-  // (model::shard_experts); the ranks of an MoE model step together.
+  std::int64_t pipeline_parallel_size = 1;  // stages; a replica holds TP × PP GPUs (per rank)
+  // Data-parallel ranks; a replica holds DP × TP × PP GPUs. `model` is one GPU's view of an MoE
+  // model (model::shard_experts); the ranks of an MoE model step together (never with stages).
   std::int64_t data_parallel_size = 1;
   model::KvFormat kv_format;
   model::MemoryBudgetOptions budget;  // gpu_memory_utilization and reserves

@@ -111,13 +111,14 @@ class Simulator final : public RequestSink {
   // Runs events up to `limit`; returns whether it stopped there. `now` ends at the last event.
   bool run_events(TimeNs limit, TimeNs& now);
   void dispatch(const Event& e, TimeNs now);
-  // The replicas of one pool, each a group of engines (its pipeline virtual engines or its
-  // data-parallel ranks): the prefill pool (disaggregated serving: replicas_[0, first_decode()),
-  // empty otherwise) and the decode pool (every replica when aggregated).
+  // The replicas of one pool, each a group of engines (its data-parallel ranks, each rank's
+  // pipeline virtual engines adjacent): the prefill pool (disaggregated serving:
+  // replicas_[0, first_decode()), empty otherwise) and the decode pool (every replica when
+  // aggregated).
   struct EnginePool {
     std::size_t first = 0;      // its first engine in replicas_
     std::int64_t replicas = 0;  // groups of `engines` adjacent engines
-    std::int64_t engines = 1;   // engines per replica
+    std::int64_t engines = 1;   // engines per replica: dp × virtual engines per rank
     std::int64_t dp = 1;        // data-parallel ranks per replica (each on GPUs of its own)
     bool lockstep = false;      // the ranks step together (SimSetup::DataParallel::lockstep)
     const cost::CostModel* cost_model = nullptr;  // lockstep: prices each rank's batch
@@ -131,13 +132,16 @@ class Simulator final : public RequestSink {
     std::size_t group_first(std::size_t group) const {
       return first + group * static_cast<std::size_t>(engines);
     }
+    // Virtual engines per data-parallel rank (its pipeline stages, else 1): they share its GPUs.
+    std::int64_t rank_engines() const { return engines / dp; }
   };
   EnginePool& pool_of(std::size_t engine) { return engine < first_decode() ? prefill_ : decode_; }
   const EnginePool& pool_of(std::size_t engine) const {
     return engine < first_decode() ? prefill_ : decode_;
   }
-  // Sets up `pool` from `dp` (the first engine and replicas set): `engines` engines per replica.
-  void set_pool(EnginePool& pool, const SimSetup::DataParallel& dp, std::int64_t engines,
+  // Sets up `pool` from `dp` (the first engine and replicas set): `rank_engines` virtual engines
+  // per data-parallel rank.
+  void set_pool(EnginePool& pool, const SimSetup::DataParallel& dp, std::int64_t rank_engines,
                 const cost::CostModel* cost_model);
   void start_steps(TimeNs now);  // on every replica marked since the last call that is idle
   // Lockstep data parallelism (SimSetup::DataParallel): the engines of replica `group` of `pool`
@@ -176,9 +180,10 @@ class Simulator final : public RequestSink {
   void measure_loads(const EnginePool& pool, std::vector<ReplicaLoad>& loads) const;
   // The decode replicas start at this index (the prefill replicas come first).
   std::uint32_t first_decode() const { return static_cast<std::uint32_t>(decode_.first); }
-  // The engine of replica `group` of `pool` a new request joins: with virtual engines (pipeline
-  // parallelism), the one with the fewest unfinished requests (the lowest of equals), as vLLM
-  // V0; with data-parallel ranks, the lowest 4 × waiting + running (vLLM's balancer).
+  // The engine of replica `group` of `pool` a new request joins: with data-parallel ranks, the
+  // rank with the lowest 4 × waiting + running (vLLM's balancer; its virtual engines' summed);
+  // with virtual engines (pipeline parallelism), the rank's engine with the fewest unfinished
+  // requests, as vLLM V0. The lowest of equals.
   std::uint32_t engine_for(const EnginePool& pool, std::size_t group) const;
   // The (decode) engine a request joins: the router picks a replica from their loads,
   // engine_for the engine within it.
@@ -203,7 +208,7 @@ class Simulator final : public RequestSink {
   std::unique_ptr<Router> prefill_router_;
   std::vector<ReplicaLoad> prefill_loads_;
   std::vector<TimeNs> send_free_;
-  std::vector<std::unique_ptr<PipelineClock>> clocks_;  // one per replica with a pipeline
+  std::vector<std::unique_ptr<PipelineClock>> clocks_;  // one per rank with a pipeline
   std::unique_ptr<Router> router_;
   std::vector<ReplicaLoad> loads_;
   std::vector<std::uint32_t> dirty_;
@@ -424,15 +429,30 @@ std::uint32_t Simulator::route_to_engine(const trace::RequestSpec& spec) {
 }
 
 std::uint32_t Simulator::engine_for(const EnginePool& pool, std::size_t group) const {
-  const auto first = static_cast<std::uint32_t>(pool.group_first(group));
-  const auto last = static_cast<std::uint32_t>(first + pool.engines);
-  // Pipeline engines: the fewest unfinished; data-parallel ranks: vLLM's load-balancing score.
-  const auto score = [&pool](const Replica& rep) {
-    return pool.dp > 1 ? 4 * rep.num_waiting() + rep.num_running() : rep.num_outstanding();
-  };
+  const auto per_rank = static_cast<std::uint32_t>(pool.rank_engines());
+  auto first = static_cast<std::uint32_t>(pool.group_first(group));
+  if (pool.dp > 1) {
+    const auto rank_score = [&](std::uint32_t rank_first) {
+      std::int64_t score = 0;
+      for (std::uint32_t i = rank_first; i < rank_first + per_rank; ++i) {
+        score += 4 * replicas_[i]->num_waiting() + replicas_[i]->num_running();
+      }
+      return score;
+    };
+    std::uint32_t best = first;
+    std::int64_t best_score = rank_score(first);
+    for (std::int64_t r = 1; r < pool.dp; ++r) {
+      const auto rank_first = static_cast<std::uint32_t>(first + r * per_rank);
+      if (const std::int64_t score = rank_score(rank_first); score < best_score) {
+        best = rank_first;
+        best_score = score;
+      }
+    }
+    first = best;
+  }
   std::uint32_t best = first;
-  for (std::uint32_t i = first + 1; i < last; ++i) {
-    if (score(*replicas_[i]) < score(*replicas_[best])) best = i;
+  for (std::uint32_t i = first + 1; i < first + per_rank; ++i) {
+    if (replicas_[i]->num_outstanding() < replicas_[best]->num_outstanding()) best = i;
   }
   return best;
 }
@@ -463,11 +483,12 @@ TimelinePoint Simulator::current_state() const {
   return p;
 }
 
-void Simulator::set_pool(EnginePool& pool, const SimSetup::DataParallel& dp, std::int64_t engines,
-                         const cost::CostModel* cost_model) {
-  KVSIM_ASSERT(dp.size >= 1 && (dp.size == 1 || engines == dp.size),
-               "data parallelism without pipeline parallelism");
-  pool.engines = engines;
+void Simulator::set_pool(EnginePool& pool, const SimSetup::DataParallel& dp,
+                         std::int64_t rank_engines, const cost::CostModel* cost_model) {
+  KVSIM_ASSERT(dp.size >= 1 && rank_engines >= 1, "ranks and engines per rank");
+  KVSIM_ASSERT(!dp.lockstep || dp.size == 1 || rank_engines == 1,
+               "ranks in lockstep without pipeline parallelism");
+  pool.engines = dp.size * rank_engines;
   pool.dp = dp.size;
   pool.lockstep = dp.lockstep && dp.size > 1;
   pool.cost_model = cost_model;
@@ -483,8 +504,7 @@ void Simulator::build_replicas() {
   // Disaggregated: the prefill replicas come first, each one engine or a group of data-parallel
   // ranks (never a pipeline), prefill-only.
   prefill_.replicas = setup_.prefill.num_replicas;
-  set_pool(prefill_, setup_.prefill.data_parallel, setup_.prefill.data_parallel.size,
-           setup_.prefill.cost_model);
+  set_pool(prefill_, setup_.prefill.data_parallel, 1, setup_.prefill.cost_model);
   for (std::size_t i = 0; i < prefill_.end(); ++i) {
     replicas_.push_back(std::make_unique<Replica>(static_cast<std::uint32_t>(i), opts_,
                                                   setup_.prefill.make_allocator(),
@@ -500,13 +520,13 @@ void Simulator::build_replicas() {
   }
   decode_.first = prefill_.end();
   decode_.replicas = opts_.num_replicas;
-  set_pool(decode_, setup_.data_parallel,
-           setup_.pipeline ? setup_.pipeline->num_stages() : setup_.data_parallel.size,
+  set_pool(decode_, setup_.data_parallel, setup_.pipeline ? setup_.pipeline->num_stages() : 1,
            setup_.cost_model);
   for (std::int64_t i = 0; i < decode_.replicas * decode_.engines; ++i) {
     PipelineClock* clock = nullptr;
     if (setup_.pipeline) {
-      if (i % decode_.engines == 0) {
+      // Each data-parallel rank's virtual engines share its stages.
+      if (i % decode_.rank_engines() == 0) {
         clocks_.push_back(std::make_unique<PipelineClock>(*setup_.pipeline));
       }
       clock = clocks_.back().get();
@@ -736,10 +756,11 @@ void Simulator::collect_replicas(SimResult& result) const {
   const Replica& one = *replicas_[first_decode()];
   result.capacity_slots = one.capacity_slots() * decode_.engines;
   result.bytes_per_slot = one.bytes_per_slot();
-  result.capacity_bytes =
-      one.accounting().capacity * static_cast<Bytes>(decode_.engines / decode_.dp);
-  Bytes group_peak = 0;
-  std::int64_t group_running = 0, group_waiting = 0;
+  result.capacity_bytes = one.accounting().capacity * static_cast<Bytes>(decode_.rank_engines());
+  // A replica's peaks: the largest of its data-parallel ranks' (each its own GPUs and batch),
+  // a rank's the sum of its pipeline engines' (an upper bound when they peak apart).
+  Bytes group_peak = 0, rank_peak = 0;
+  std::int64_t group_running = 0, group_waiting = 0, rank_running = 0, rank_waiting = 0;
   std::int64_t group_completed = 0;
   ReplicaIntegrals sum;        // the decode (or only) replicas' engines
   TimeNs prefill_elapsed = 0;  // disaggregated: the prefill replicas' engines (none pipelined)
@@ -758,16 +779,21 @@ void Simulator::collect_replicas(SimResult& result) const {
     ex += mt.external_fragmentation_integral();
     fr += mt.free_integral();
     // Per replica, as the means are: its engines' completions summed; their peaks (bytes,
-    // batch, queue) summed over pipeline engines (an upper bound on the replica's peak when they
-    // peak apart), the largest over data-parallel ranks (each its own GPUs and batch).
-    const auto combine = [&pool](auto group, auto engine) {
-      return pool.dp > 1 ? std::max(group, engine) : group + engine;
-    };
-    group_peak = combine(group_peak, mt.peak_used_bytes());
-    group_running = combine(group_running, rep->max_running());
-    group_waiting = combine(group_waiting, rep->max_waiting());
+    // batch, queue) as above.
+    rank_peak += mt.peak_used_bytes();
+    rank_running += rep->max_running();
+    rank_waiting += rep->max_waiting();
     group_completed += rep->num_completed();
-    if ((rep->index() - pool.first + 1) % static_cast<std::size_t>(pool.engines) == 0) {
+    const std::size_t in_pool = rep->index() - pool.first + 1;
+    if (in_pool % static_cast<std::size_t>(pool.rank_engines()) == 0) {
+      group_peak = std::max(group_peak, rank_peak);
+      group_running = std::max(group_running, rank_running);
+      group_waiting = std::max(group_waiting, rank_waiting);
+      rank_peak = 0;
+      rank_running = 0;
+      rank_waiting = 0;
+    }
+    if (in_pool % static_cast<std::size_t>(pool.engines) == 0) {
       result.peak_used_bytes = std::max(result.peak_used_bytes, group_peak);
       result.max_running = std::max(result.max_running, group_running);
       result.max_waiting = std::max(result.max_waiting, group_waiting);
@@ -797,10 +823,9 @@ void Simulator::collect_replicas(SimResult& result) const {
   if (sum.elapsed + prefill_elapsed > 0) {
     // Per replica (every pipeline engine's elapsed time is the replica's), per data-parallel
     // rank: a rank's batch is its own, as max_running's.
-    const std::int64_t engines_sharing_gpus = decode_.engines / decode_.dp;  // pipeline, else 1
     const double elapsed =
         static_cast<double>(prefill_elapsed) +
-        static_cast<double>(sum.elapsed) / static_cast<double>(engines_sharing_gpus);
+        static_cast<double>(sum.elapsed) / static_cast<double>(decode_.rank_engines());
     result.mean_running = static_cast<double>(sum.running) / elapsed;
     result.mean_waiting = static_cast<double>(sum.waiting) / elapsed;
   }

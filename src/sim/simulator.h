@@ -34,9 +34,10 @@ struct SimSetup {
   std::function<std::unique_ptr<memory::Allocator>()> make_allocator;
   // Step times, shared by every replica. Must outlive the run.
   const cost::CostModel* cost_model = nullptr;
-  // Pipeline parallelism (pp > 1): the same model as cost_model, by stage. Each replica then runs
-  // one virtual engine per stage (vLLM V0's virtual engines: own scheduler, 1/pp of the KV
-  // blocks) whose steps share the stages (sim/pipeline_clock.h). Null: one engine per replica.
+  // Pipeline parallelism (pp > 1): the same model as cost_model, by stage. Each replica (each
+  // data-parallel rank of it) then runs one virtual engine per stage (vLLM V0's virtual engines:
+  // own scheduler, 1/pp of the KV blocks) whose steps share the stages (sim/pipeline_clock.h).
+  // Null: one engine per replica (per rank).
   const cost::PipelineCostModel* pipeline = nullptr;
   // Data parallelism (vLLM's --data-parallel-size): each replica runs `size` engines, one per
   // rank, each with its own scheduler and KV allocator (a whole one: the ranks hold separate
@@ -44,7 +45,9 @@ struct SimSetup {
   // balancer). With `lockstep` (an MoE model, whose MoE layers compute every rank's tokens) the
   // ranks step together: a step starts on all of them at once, each padded to the most tokens
   // any rank runs (vLLM's DP padding), an idle rank running a one-token dummy batch, and lasts as
-  // long as the slowest rank's, priced with StepBatch::moe_group_tokens. Not with `pipeline`.
+  // long as the slowest rank's, priced with StepBatch::moe_group_tokens. With `pipeline` (not in
+  // lockstep), each rank has its own stages and virtual engines; the balancer picks the rank by
+  // its engines' summed score, then the rank's engine as above.
   struct DataParallel {
     std::int64_t size = 1;
     bool lockstep = false;

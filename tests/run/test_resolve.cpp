@@ -205,6 +205,33 @@ TEST_CASE("Data and expert parallelism: one GPU's model, and the combination not
                         Catch::Contains("leaves GPUs without an expert"));
 }
 
+TEST_CASE("A dense model's data-parallel ranks may have pipeline stages", "[run][pp][dp]") {
+  Scenario s = kvsim::config::load_scenario(golden("two-requests/scenario.yaml"));
+  s.deployment.model = "llama-3-8b";
+  s.deployment.gpu = "h100-sxm";  // 8 GPUs per node
+  s.deployment.tensor_parallel_size = 2;
+  s.deployment.pipeline_parallel_size = 2;
+  s.deployment.data_parallel_size = 2;
+  s.cost = kvsim::cost::CostModelConfig{};  // the roofline: stages need layers
+  kvsim::run::ResolvedScenario r = kvsim::run::resolve_scenario(s);
+  CHECK(r.deployment.gpus_per_replica() == 8);
+  CHECK_FALSE(r.not_modelled().has_value());
+  const kvsim::run::RunResult out = kvsim::run::run(r, nullptr);
+  CHECK(out.result.metrics.completed == 2);
+  // Ranks of 4 GPUs fill a node of 8 whole; ranks of 16 (TP 4 × PP 4) fill whole nodes.
+  s.deployment.tensor_parallel_size = 4;
+  s.deployment.pipeline_parallel_size = 4;
+  CHECK_FALSE(kvsim::run::resolve_scenario(s).not_modelled().has_value());
+  // Ranks of TP 2 × PP 3 = 6 GPUs: rank 1 (GPUs 6-11) would cross nodes between its stages
+  // where rank 0 does not.
+  s.deployment.tensor_parallel_size = 2;
+  s.deployment.pipeline_parallel_size = 3;
+  r = kvsim::run::resolve_scenario(s);
+  REQUIRE(r.not_modelled().has_value());
+  CHECK_THAT(r.not_modelled()->what(), Catch::Contains("--data-parallel-size") &&
+                                           Catch::Contains("TP × PP = 6 GPUs on nodes of 8"));
+}
+
 TEST_CASE("Disaggregated serving with data- and expert-parallel prefill and decode instances",
           "[run][ep][disagg]") {
   Scenario s = mixtral_tp2_dp2_ep();

@@ -1,5 +1,7 @@
-// Pipeline parallelism in the simulator: virtual engines sharing the stages, worked by hand.
+// Pipeline parallelism in the simulator: virtual engines sharing the stages (and data-parallel
+// ranks each with stages of their own), worked by hand.
 #include <memory>
+#include <set>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -30,12 +32,16 @@ cost::PipelineCostModel pipeline(int stages) {
   return cost::PipelineCostModel(std::move(models), std::move(links));
 }
 
-SimRun run_pp(const cost::PipelineCostModel& p, std::vector<trace::RequestSpec> specs) {
+// One replica of `p`'s stages, or `ranks` data-parallel ranks (a dense model's: not in lockstep)
+// of them.
+SimRun run_pp(const cost::PipelineCostModel& p, std::vector<trace::RequestSpec> specs,
+              std::int64_t ranks = 1) {
   SimRun run;
   sim::SimSetup setup;
   setup.options = small_options();
   setup.cost_model = &p;
   setup.pipeline = &p;
+  setup.data_parallel = {.size = ranks, .lockstep = false};
   setup.make_allocator = fake_allocators(run);
   simulate_into(run, std::move(setup), std::move(specs));
   return run;
@@ -113,4 +119,51 @@ TEST_CASE("Pipelining raises throughput; one request alone pays every stage", "[
   // Prefill: 4 × 1.5 ms + 3 × 3.2 us; decode: 4 × 1.1 ms + 3 × 64 ns.
   CHECK(lone.ended.at(0).first_token_ns == 6000 * kUs + 3 * 3200);
   CHECK(lone.ended.at(0).finish_ns == 6000 * kUs + 3 * 3200 + 4400 * kUs + 3 * 64);
+}
+
+TEST_CASE("Data-parallel ranks each run their own stages and virtual engines", "[sim][pp][dp]") {
+  // DP 2 × PP 2: engines 0, 1 are rank 0's virtual engines, 2, 3 rank 1's. R0, R1, R2 (100-token
+  // prompts, 2 tokens out) arrive at 0:
+  //   R0 -> rank 0 (both ranks score 0), its engine 0;
+  //   R1 -> rank 1 (rank 0 scores 4 × 1 waiting), engine 2;
+  //   R2 -> rank 0 (4 against 4: the lowest), its engine with the fewest unfinished: engine 1.
+  // Rank 0 runs R0 and R2 as "Two virtual engines overlap their batches" does R0 and R1. Rank 1's
+  // stages are its own: R1 alone pays its stages in a row, never waiting for rank 0's batches.
+  const cost::PipelineCostModel p = pipeline(2);
+  const SimRun run = run_pp(p, {spec(0, 0, 100, 2), spec(1, 0, 100, 2), spec(2, 0, 100, 2)}, 2);
+  REQUIRE(run.result.metrics.completed == 3);
+  CHECK(run.allocators.size() == 4);  // a KV cache share per virtual engine of each rank
+  CHECK(run.ended.at(0).replica == 0);
+  CHECK(run.ended.at(1).replica == 2);
+  CHECK(run.ended.at(2).replica == 1);
+  CHECK(run.ended.at(0).first_token_ns == 4006400);
+  CHECK(run.ended.at(2).first_token_ns == 6006400);
+  CHECK(run.ended.at(0).finish_ns == 7106400);
+  CHECK(run.ended.at(2).finish_ns == 8206464);
+  // R1: prefill 2 × 2 ms + 6.4 us; decode 2 × 1.1 ms + 64 ns.
+  CHECK(run.ended.at(1).first_token_ns == 4006400);
+  CHECK(run.ended.at(1).finish_ns == 4006400 + 2200 * kUs + 64);
+  CHECK(run.result.num_replicas == 1);
+  CHECK(run.result.completed_per_replica == std::vector<std::int64_t>{3});
+  // The replica's peak batch: a rank's virtual engines summed (rank 0: 1 + 1), the largest rank.
+  CHECK(run.result.max_running == 2);
+}
+
+TEST_CASE("Data-parallel ranks with stages lose no request and free every block", "[sim][pp][dp]") {
+  const cost::PipelineCostModel p = pipeline(3);
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    const auto specs = random_workload(seed, 60, 400, 300, 100);
+    const SimRun run = run_pp(p, specs, 2);
+    INFO("seed " << seed);
+    REQUIRE(run.ended.size() == specs.size());
+    CHECK(run.num_end_calls == static_cast<int>(specs.size()));
+    CHECK(run.result.metrics.completed + run.result.metrics.rejected() ==
+          static_cast<std::int64_t>(specs.size()));
+    REQUIRE(run.allocators.size() == 6);  // 2 ranks × 3 virtual engines
+    // 60 requests in ~0.15 s: the balancer spreads them over every engine of both ranks.
+    std::set<std::uint32_t> engines;
+    for (const auto& [id, r] : run.ended) engines.insert(r.replica);
+    CHECK(engines == std::set<std::uint32_t>{0, 1, 2, 3, 4, 5});
+    for (const auto& a : run.allocators) CHECK(a->used_blocks_at_end == 0);
+  }
 }
