@@ -477,14 +477,15 @@ void RequestLog::on_request_end(const sim::Request& r) {
                .dump();
   }
   line_.clear();
-  line_ += std::to_string(r.id) + "," + std::to_string(r.replica) + "," +
-           sim::request_state_name(r.state) + "," + sim::reject_reason_name(r.reject_reason) + "," +
-           std::to_string(r.prompt_tokens) + "," + std::to_string(r.output_tokens) + "," +
-           time(r.arrival_ns) + "," + time(r.first_scheduled_ns) + "," + time(r.first_token_ns) +
-           "," + time(finished || r.state == sim::RequestState::kRejected ? r.finish_ns : -1) +
-           "," + span(r.arrival_ns, r.first_scheduled_ns) + "," +
-           span(r.arrival_ns, r.first_token_ns) + "," + tpot + "," +
-           (finished ? span(r.arrival_ns, r.finish_ns) : std::string()) + "," +
+  const std::string replica =
+      r.replica == sim::Request::kNoReplica ? std::string() : std::to_string(r.replica);
+  line_ += std::to_string(r.id) + "," + replica + "," + sim::request_state_name(r.state) + "," +
+           sim::reject_reason_name(r.reject_reason) + "," + std::to_string(r.prompt_tokens) + "," +
+           std::to_string(r.output_tokens) + "," + time(r.arrival_ns) + "," +
+           time(r.first_scheduled_ns) + "," + time(r.first_token_ns) + "," +
+           time(finished || r.state == sim::RequestState::kRejected ? r.finish_ns : -1) + "," +
+           span(r.arrival_ns, r.first_scheduled_ns) + "," + span(r.arrival_ns, r.first_token_ns) +
+           "," + tpot + "," + (finished ? span(r.arrival_ns, r.finish_ns) : std::string()) + "," +
            std::to_string(r.num_preemptions) + "," + std::to_string(r.cached_tokens) + "\n";
   std::fputs(line_.c_str(), file_);
 }

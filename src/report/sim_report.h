@@ -87,11 +87,12 @@ std::vector<std::string> sim_csv_row(const sim::SimResult& result, const sim::Sl
 std::string timeline_csv(const sim::SimResult& result);
 
 // --requests: one CSV row per request as it ends (finished or rejected; at a time limit, also
-// those still in flight), in the order they end. Streams to "<path>.tmp.<pid>" and renames it
-// over `path` in commit(), so the file is complete or absent. Columns:
+// those still in flight, and those read but not yet sent: "waiting" with no replica and no
+// arrival), in the order they end. Streams to "<path>.tmp.<pid>" and renames it over `path` in
+// commit(), so the file is complete or absent. Columns:
 //   id,replica,state,reject_reason,prompt_tokens,output_tokens,arrival_s,first_scheduled_s,
 //   first_token_s,finish_s,queue_s,ttft_s,tpot_s,e2e_s,preemptions,cached_tokens
-// (times empty when they did not happen).
+// (times empty when they did not happen; replica empty before the request reaches an engine).
 class RequestLog final : public sim::SimObserver {
  public:
   // Throws kvsim::Error naming `path` when it cannot be created.

@@ -42,7 +42,7 @@ const char* reject_reason_name(
     RejectReason reason);  // "", "prompt_too_long", "too_long", "never_fits"
 
 struct Request {
-  // From the workload.
+  // From the workload. arrival_ns: when it is sent (-1 for a request a time limit left unsent).
   std::uint64_t id = 0;
   std::int64_t prompt_tokens = 0;
   std::int64_t output_tokens = 0;
@@ -53,7 +53,9 @@ struct Request {
   // Life so far. Times are -1 until they happen.
   RequestState state = RequestState::kWaiting;
   RejectReason reject_reason = RejectReason::kNone;
-  std::uint32_t replica = 0;
+  // The engine it joined (Simulator::route_to_engine); kNoReplica before it joins one.
+  static constexpr std::uint32_t kNoReplica = std::numeric_limits<std::uint32_t>::max();
+  std::uint32_t replica = kNoReplica;
   TimeNs first_scheduled_ns = -1;  // first admission (queueing delay ends)
   TimeNs first_token_ns = -1;
   TimeNs last_token_ns = -1;

@@ -741,11 +741,25 @@ void Simulator::count_unfinished(SimResult& result, TimeNs end, bool hit_limit) 
     metrics_.queue_trend.add(r.arrival_ns, end - r.arrival_ns);
     if (observer_) observer_->on_request_end(r);
   }
-  // The request read ahead for the next arrival, due after the limit, was read from the workload
-  // too: count it, so that completed + rejected + unfinished is every request read.
-  if (hit_limit && have_next_) ++result.requests_unfinished;
-  // Serial sessions: requests read, still waiting for their session's previous one.
-  result.requests_unfinished += waiting_;
+  // Requests read but never sent, counted so that completed + rejected + unfinished is every
+  // request read: each session's turns still waiting for the turn before them (serial sessions),
+  // and the request read ahead for the next arrival. Those due by the end (the waiting turns, and
+  // the read-ahead one if a closed-loop client held it) are reported as waiting, with no engine
+  // and no send time; the read-ahead one due after the limit is not.
+  result.requests_unfinished += waiting_ + (hit_limit && have_next_ ? 1 : 0);
+  if (observer_ == nullptr) return;
+  const auto report_unsent = [this](const trace::RequestSpec& spec) {
+    Request r;
+    r.id = spec.id;
+    r.prompt_tokens = spec.prompt_tokens;
+    r.output_tokens = spec.output_tokens;
+    r.arrival_ns = -1;
+    observer_->on_request_end(r);
+  };
+  for (const Session& session : sessions_) {
+    for (const trace::RequestSpec& spec : session.waiting) report_unsent(spec);
+  }
+  if (hit_limit && have_next_ && next_.arrival_ns <= end) report_unsent(next_);
 }
 
 void Simulator::collect_replicas(SimResult& result) const {

@@ -112,7 +112,8 @@ class SimObserver {
   // Whether on_step is wanted: a run of pure-decode steps is then stepped one by one, never
   // fast-forwarded (SimOptions::fast_forward), so that every step is seen.
   virtual bool wants_steps() const { return false; }
-  // A request has ended: finished, rejected, or (at the end of a time-limited run) still live.
+  // A request has ended: finished, rejected, or (at the end of a time-limited run) still live or
+  // read but not sent (arrival_ns -1, replica Request::kNoReplica).
   virtual void on_request_end(const Request& request) { (void)request; }
   // Every so many events.
   virtual void on_progress(const SimProgress& progress) { (void)progress; }

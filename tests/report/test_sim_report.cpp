@@ -174,3 +174,27 @@ TEST_CASE("The request log is complete after commit, absent otherwise", "[sim]")
         "1,0,rejected,prompt_too_long,200,2,0.0,,,0.0,,,,,0,0\n"
         "0,0,finished,,10,3,0.0,0.0,0.001,0.003,0.0,0.001,0.001,0.003,0,0\n");
 }
+
+TEST_CASE("The request log leaves the engine and times empty for a request never sent",
+          "[report]") {
+  const std::string dir = temp_dir();
+  const std::string path = dir + "/requests.csv";
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  sim::SimSetup setup;
+  setup.options = small_options();
+  setup.options.max_concurrency = 1;
+  setup.options.time_limit_ns = 2 * kMs;
+  setup.cost_model = &cost;
+  setup.make_allocator = [] { return std::make_unique<FakeAllocator>(FakeAllocator::Options{}); };
+  report::RequestLog log(path);
+  // One client: request 1, due at 0, is held behind request 0 (still decoding at the limit).
+  VectorReader reader({spec(0, 0, 10, 5), spec(1, 0, 20, 2)});
+  sim::simulate(setup, reader, &log);
+  log.commit();
+  CHECK(slurp(path) ==
+        "id,replica,state,reject_reason,prompt_tokens,output_tokens,arrival_s,first_scheduled_s,"
+        "first_token_s,finish_s,queue_s,ttft_s,tpot_s,e2e_s,preemptions,cached_tokens\n"
+        "0,0,decode,,10,5,0.0,0.0,0.001,,0.0,0.001,,,0,0\n"
+        "1,,waiting,,20,2,,,,,,,,,0,0\n");
+}

@@ -391,6 +391,18 @@ TEST_CASE("Serial sessions: a turn still waiting at the time limit is unfinished
   CHECK(run.result.metrics.arrived == 1);
   CHECK(run.result.metrics.completed == 0);
   CHECK(run.result.requests_unfinished == 3);
+  // Every request is reported: the one in flight, and the two turns never sent (waiting, no
+  // engine, no send time).
+  REQUIRE(run.num_end_calls == 3);
+  CHECK(run.ended.at(0).replica == 0);
+  for (const std::uint64_t id : {1, 2}) {
+    const sim::Request& r = run.ended.at(id);
+    CHECK(r.state == RequestState::kWaiting);
+    CHECK(r.replica == sim::Request::kNoReplica);
+    CHECK(r.arrival_ns == -1);
+    CHECK(r.first_scheduled_ns == -1);
+    CHECK(r.prompt_tokens == 10);
+  }
 }
 
 TEST_CASE("Serial sessions in a closed loop: a turn waiting for its conversation holds a client",
@@ -475,6 +487,17 @@ TEST_CASE("A closed loop under a time limit accounts for the held request", "[si
   CHECK(run.result.metrics.completed == 1);
   CHECK(run.result.metrics.arrived == 2);
   CHECK(run.result.requests_unfinished == 2);  // R1 in flight, R2 held by the client
+  // R2 was due at 0 and never sent: reported as waiting, without an engine or a send time.
+  REQUIRE(run.num_end_calls == 3);
+  CHECK(run.ended.at(2).state == RequestState::kWaiting);
+  CHECK(run.ended.at(2).replica == sim::Request::kNoReplica);
+  CHECK(run.ended.at(2).arrival_ns == -1);
+  // Held, but due only after the limit: counted, not reported (as an open loop's read-ahead).
+  const auto later =
+      run_sim(opts, {}, cost, {spec(0, 0, 10, 3), spec(1, 0, 10, 100), spec(2, 5 * kMs, 10, 3)});
+  CHECK(later.result.requests_unfinished == 2);
+  CHECK(later.num_end_calls == 2);
+  CHECK(later.ended.count(2) == 0);
 }
 
 namespace {
