@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/strings.h"
 #include "cost/linear_model.h"
+#include "cost/pipeline_model.h"
 #include "cost/roofline_model.h"
 #include "cost/step_analysis.h"
 #include "model/dtype.h"
@@ -102,11 +103,8 @@ cost::LinearCostParams linear_params(const CostFlags& f, const model::HardwareSp
   return p;
 }
 
-// The roofline model the flags ask for; records its resolved dtypes, profile and overhead in `in`.
-std::unique_ptr<cost::RooflineCostModel> roofline_model(const CostFlags& f,
-                                                        const run::Deployment& d,
-                                                        report::CostReportInput& in) {
-  const model::HardwareSpec& hw = *d.hardware;
+// The roofline model's options the flags ask for.
+cost::CostOptions roofline_options(const CostFlags& f, const run::Deployment& d) {
   cost::CostOptions o;
   o.tensor_parallel_size = d.tensor_parallel_size;
   o.kv_dtype = d.kv_format.dtype;
@@ -118,7 +116,17 @@ std::unique_ptr<cost::RooflineCostModel> roofline_model(const CostFlags& f,
     o.step_overhead_s = f.step_overhead_us * 1e-6;
   }
   o.use_tables = !f.no_tables;
-  auto roofline = std::make_unique<cost::RooflineCostModel>(d.model, hw, o);
+  return o;
+}
+
+// The roofline model the flags ask for (of the whole model; with pipeline stages, of their
+// dtypes and overheads, which every stage shares); records its resolved dtypes, profile and
+// overhead in `in`.
+std::unique_ptr<cost::RooflineCostModel> roofline_model(const CostFlags& f,
+                                                        const run::Deployment& d,
+                                                        report::CostReportInput& in) {
+  const model::HardwareSpec& hw = *d.hardware;
+  auto roofline = std::make_unique<cost::RooflineCostModel>(d.model, hw, roofline_options(f, d));
   in.weight_dtype = std::string(model::dtype_name(roofline->dtypes().weight));
   in.activation_dtype = std::string(model::dtype_name(roofline->dtypes().gemm_compute));
   if (d.model.quantization.enabled()) {  // the linear layers' storage and GEMM compute
@@ -164,6 +172,7 @@ void run(CostFlags& f) {
   in.model = d.model.name;
   in.gpu = hw.name;
   in.tensor_parallel_size = d.tensor_parallel_size;
+  in.pipeline_parallel_size = d.pipeline_parallel_size;
   in.expert_shard_ranks = d.model.moe.shard_ranks;
   in.expert_parallel = d.model.moe.expert_parallel;
   in.prefills = chunks;
@@ -174,10 +183,20 @@ void run(CostFlags& f) {
 
   std::unique_ptr<cost::CostModel> model;
   if (f.cost_model == "linear") {
+    if (d.pipeline_parallel_size > 1) {
+      throw Error(ErrorLocation{"", 0, 0, "--pipeline-parallel-size"},
+                  "pipeline stages need the roofline cost model (the linear model has no layers "
+                  "to split)");
+    }
     model = std::make_unique<cost::LinearCostModel>(linear_params(f, hw));
     in.step_overhead_s = 0;
   } else {
     model = roofline_model(f, d, in);
+    if (d.pipeline_parallel_size > 1) {
+      cost::CostModelConfig config;
+      config.roofline = roofline_options(f, d);
+      model = cost::make_pipeline_cost_model(d.model, hw, config, d.pipeline_parallel_size);
+    }
     if (!f.no_crossover)
       in.crossover = cost::decode_crossover(*model, f.context > 0 ? f.context : 4096);
     if (in.crossover && f.context == 0) in.context = 4096;
@@ -197,6 +216,12 @@ void register_cost(CLI::App& app) {
       "cost", "Step time and per-op breakdown of one engine step (roofline or linear cost model)");
   add_setting_flags(command, flags->deployment, config::SettingScope::kDeployment,
                     SettingForm::kSingle);
+  add_setting_flag(command, flags->deployment,
+                   *config::find_setting_by_flag("--pipeline-parallel-size"),
+                   "Pipeline stages the model's layers are split over: the step is one batch "
+                   "through every stage in turn (each stage's ops prefixed stageN., the "
+                   "activation transfers between stages pp_transfer), one virtual engine's step "
+                   "latency");
   command->add_option("--prefill", flags->prefill,
                       "Prefill chunk of TOKENS new tokens (repeat for several chunks in one step)");
   command->add_option("--prefill-cached", flags->prefill_cached,

@@ -13,6 +13,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/units.h"
@@ -76,6 +77,15 @@ struct StepCost {
   double time_s = 0;
   std::vector<OpCost> ops;  // in execution order; per-step CPU overhead is the last entry
 };
+
+// An op's name without the "stageN." prefix a pipeline's breakdown gives its stages' ops
+// (PipelineCostModel::breakdown): "stage1.mlp" -> "mlp"; other names as they are.
+inline std::string_view op_kind(std::string_view name) {
+  if (!name.starts_with("stage")) return name;
+  std::size_t i = 5;
+  while (i < name.size() && name[i] >= '0' && name[i] <= '9') ++i;
+  return i > 5 && i < name.size() && name[i] == '.' ? name.substr(i + 1) : name;
+}
 
 // Interface: a CostModel is immutable after construction and safe to share across threads.
 class CostModel {

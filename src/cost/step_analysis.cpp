@@ -37,7 +37,7 @@ std::optional<std::int64_t> first_true(std::int64_t max_batch,
 BoundSplit bound_split(const StepCost& cost) {
   BoundSplit s;
   for (const OpCost& op : cost.ops) {
-    if (op.name == "step_overhead") continue;
+    if (op_kind(op.name) == "step_overhead") continue;
     (op.compute_bound ? s.compute_s : s.memory_s) += op.time_s;
   }
   return s;
@@ -54,8 +54,9 @@ DecodeCrossover decode_crossover(const CostModel& model, std::int64_t context,
     const OpCost* mlp = nullptr;
     const OpCost* qkv = nullptr;
     for (const OpCost& op : cost.ops) {
-      if (op.name == "mlp") mlp = &op;
-      if (op.name == "qkv_proj") qkv = &op;
+      // The first stage's with pipeline stages: every stage's GEMMs have the batch's rows.
+      if (op_kind(op.name) == "mlp" && mlp == nullptr) mlp = &op;
+      if (op_kind(op.name) == "qkv_proj" && qkv == nullptr) qkv = &op;
     }
     const OpCost* gemm = mlp ? mlp : qkv;
     return gemm && gemm->compute_bound;

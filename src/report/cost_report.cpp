@@ -9,7 +9,7 @@ namespace kvsim::report {
 namespace {
 
 std::string op_bound(const cost::OpCost& op) {
-  if (op.name == "step_overhead") return "cpu";
+  if (cost::op_kind(op.name) == "step_overhead") return "cpu";
   if (op.flops == 0 && op.bytes == 0) return "fixed";
   return op.compute_bound ? "compute" : "memory";
 }
@@ -65,6 +65,7 @@ Json cost_json(const cost::StepCost& c, const CostReportInput& in) {
   inputs["model"] = in.model;
   inputs["gpu"] = in.gpu;
   inputs["tensor_parallel_size"] = in.tensor_parallel_size;
+  if (in.pipeline_parallel_size > 1) inputs["pipeline_parallel_size"] = in.pipeline_parallel_size;
   inputs["cost_model"] = in.cost_model;
   if (in.cost_model == "roofline") {
     inputs["weight_dtype"] = in.weight_dtype;
@@ -104,6 +105,10 @@ std::string cost_table(const cost::StepCost& c, const CostReportInput& in) {
   Table t({"op", "time", "share", "FLOPs", "bytes", "bound"});
   std::string title = "Step cost: " + in.model + " on " + in.gpu + ", TP " +
                       std::to_string(in.tensor_parallel_size) + " (" + in.cost_model + ")";
+  if (in.pipeline_parallel_size > 1) {
+    title += "; " + std::to_string(in.pipeline_parallel_size) +
+             " pipeline stages, one batch through each in turn";
+  }
   if (in.expert_shard_ranks > 0) {
     title += "; routed experts " + std::string(in.expert_parallel ? "whole" : "split") + " over " +
              std::to_string(in.expert_shard_ranks) +

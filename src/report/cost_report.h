@@ -17,6 +17,7 @@ struct CostReportInput {
   std::string model;
   std::string gpu;
   std::int64_t tensor_parallel_size = 1;
+  std::int64_t pipeline_parallel_size = 1;  // > 1: the step passes every stage in turn
   // Data or expert parallelism of an MoE model: the routed experts are spread over this many GPUs
   // (0: the TP group), as whole experts when expert_parallel; the step is the rank's own tokens.
   std::int64_t expert_shard_ranks = 0;
