@@ -101,7 +101,7 @@ const Setting kSettings[] = {
      .alias = "--dp",
      .help = "Data-parallel ranks of one replica (vLLM's engine cores), each a TP group with its "
              "own requests and KV cache; an MoE model spreads its experts over all of them and "
-             "steps them together. A replica uses DP x TP GPUs",
+             "steps them together. A replica uses DP x TP x PP GPUs",
      .type = SettingType::kInt,
      .range = closed(1, 4096),
      .default_text = "1",
