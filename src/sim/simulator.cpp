@@ -159,7 +159,7 @@ class Simulator final : public RequestSink {
   // A request is sent (its arrival_ns): it enters the front end, or joins at once. `session`:
   // its serial session's index (Request::kNoSession without one).
   void admit(const trace::RequestSpec& spec, std::uint32_t session, TimeNs now);
-  // Serial sessions: the index of next_'s session (new ones numbered in order of appearance).
+  // Serial sessions: the index of next_'s session record (a session starting takes a free one).
   std::uint32_t session_of_next();
   // Serial sessions: a session's request has ended; its next waiting request is sent at its own
   // time, or just after now if that has passed (send_held's rule).
@@ -227,15 +227,19 @@ class Simulator final : public RequestSink {
   TimeNs now_ = 0;               // the time of the events being dispatched
   std::uint64_t batches_ = 0;    // instants whose events have been dispatched
   bool held_by_client_ = false;  // next_ waits for a closed-loop client (max_concurrency)
-  // Serial sessions (SimOptions::serial_sessions): per session, whether a request of it is out
-  // (sent, or due to be sent by a kSessionTurn event) and the ones read since, waiting for it in
-  // order; `waiting_` counts those over all sessions (a closed loop's clients are busy with them).
+  // Serial sessions (SimOptions::serial_sessions): per session with a request out (sent, or due
+  // to be sent by a kSessionTurn event), the ones read since, waiting for it in order; `waiting_`
+  // counts those over all sessions (a closed loop's clients are busy with them). A session with
+  // nothing out holds no record: its record (and index) is reused by the next session to start,
+  // so memory follows the sessions active at once, not every session id of the workload.
   struct Session {
+    std::string id;  // its key in session_index_
     bool out = false;
     std::deque<trace::RequestSpec> waiting;
   };
   std::unordered_map<std::string, std::uint32_t> session_index_;
   std::vector<Session> sessions_;
+  std::vector<std::uint32_t> free_sessions_;  // indexes of records no session holds
   std::int64_t waiting_ = 0;
 };
 
@@ -288,19 +292,26 @@ void Simulator::admit(const trace::RequestSpec& spec, std::uint32_t session, Tim
 }
 
 std::uint32_t Simulator::session_of_next() {
-  const auto [it, added] =
-      session_index_.try_emplace(next_.session_id, static_cast<std::uint32_t>(sessions_.size()));
+  const auto [it, added] = session_index_.try_emplace(next_.session_id, 0);
   if (added) {
-    KVSIM_ASSERT(sessions_.size() < Request::kNoSession, "session indexes exhausted");
-    sessions_.emplace_back();
+    if (free_sessions_.empty()) {
+      KVSIM_ASSERT(sessions_.size() < Request::kNoSession, "session indexes exhausted");
+      free_sessions_.push_back(static_cast<std::uint32_t>(sessions_.size()));
+      sessions_.emplace_back();
+    }
+    it->second = free_sessions_.back();
+    free_sessions_.pop_back();
+    sessions_[it->second].id = next_.session_id;
   }
   return it->second;
 }
 
 void Simulator::end_turn(std::uint32_t session) {
   Session& s = sessions_[session];
-  if (s.waiting.empty()) {
+  if (s.waiting.empty()) {  // idle: its record is free for the next session to start
     s.out = false;
+    session_index_.erase(s.id);
+    free_sessions_.push_back(session);
     return;
   }
   // Still out: its next request is due (held by the event, not yet admitted).

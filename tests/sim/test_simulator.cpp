@@ -405,6 +405,27 @@ TEST_CASE("Serial sessions: a turn still waiting at the time limit is unfinished
   }
 }
 
+TEST_CASE("Serial sessions: an idle conversation's record goes to the next one to start",
+          "[sim][sessions]") {
+  // a's first turn ends at 3 ms, leaving a idle; b starts at 4 ms (on a's old record). a's
+  // second turn at 5 ms finds a idle and goes on time, not behind b's turn; b's second turn at
+  // 5 ms waits for b's first. Then c and a again, each idle: on time.
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  sim::SimOptions opts = small_options();
+  opts.serial_sessions = true;
+  const auto run = run_sim(opts, {}, cost,
+                           {turn(0, 0, "a"), turn(1, 4 * kMs, "b"), turn(2, 5 * kMs, "a"),
+                            turn(3, 5 * kMs, "b"), turn(4, 30 * kMs, "c"), turn(5, 31 * kMs, "a")});
+  REQUIRE(run.result.metrics.completed == 6);
+  CHECK(run.ended.at(0).finish_ns == 3 * kMs);
+  CHECK(run.ended.at(1).arrival_ns == 4 * kMs);
+  CHECK(run.ended.at(2).arrival_ns == 5 * kMs);
+  CHECK(run.ended.at(3).arrival_ns == run.ended.at(1).finish_ns + 1);
+  CHECK(run.ended.at(4).arrival_ns == 30 * kMs);
+  CHECK(run.ended.at(5).arrival_ns == 31 * kMs);
+}
+
 TEST_CASE("Serial sessions in a closed loop: a turn waiting for its conversation holds a client",
           "[sim][sessions][closed-loop]") {
   // Two clients, all due at 0. R0 (a) goes; R1 (a) takes the second client and waits for R0;
