@@ -145,56 +145,54 @@ TEST_CASE("The timeline samples the state at evenly spaced times", "[sim]") {
   CHECK(coarse.result.timeline[1].t == 2 * kMs);
 }
 
-TEST_CASE("The request log is complete after commit, absent otherwise", "[sim]") {
-  const std::string dir = temp_dir();
-  const std::string path = dir + "/requests.csv";
+namespace {
+
+const char* const kRequestLogHeader =
+    "id,replica,state,reject_reason,prompt_tokens,output_tokens,arrival_s,first_scheduled_s,"
+    "first_token_s,finish_s,queue_s,ttft_s,tpot_s,e2e_s,preemptions,cached_tokens\n";
+
+// Runs `specs` on 1 ms steps with `options` (fake allocators) into a request log at `path`,
+// committed or not; returns what is at `path` after the log is gone.
+std::string logged_run(const std::string& path, const sim::SimOptions& options,
+                       std::vector<trace::RequestSpec> specs, bool commit = true) {
   FixedCostModel cost;
   cost.per_step_ns = kMs;
   sim::SimSetup setup;
-  setup.options = small_options();
-  setup.options.scheduler.max_model_len = 100;
+  setup.options = options;
   setup.cost_model = &cost;
   setup.make_allocator = [] { return std::make_unique<FakeAllocator>(FakeAllocator::Options{}); };
   {
     report::RequestLog log(path);
-    VectorReader reader({spec(0, 0, 10, 3), spec(1, 0, 200, 2)});
+    VectorReader reader(std::move(specs));
     sim::simulate(setup, reader, &log);
-    // Not committed: nothing at `path` and no temporary left once destroyed.
+    if (commit) log.commit();
   }
-  CHECK(slurp(path).empty());
-  report::RequestLog log(path);
-  VectorReader reader({spec(0, 0, 10, 3), spec(1, 0, 200, 2)});
-  sim::simulate(setup, reader, &log);
-  log.commit();
-  const std::string csv = slurp(path);
+  return slurp(path);
+}
+
+}  // namespace
+
+TEST_CASE("The request log is complete after commit, absent otherwise", "[sim]") {
+  const std::string path = temp_dir() + "/requests.csv";
+  sim::SimOptions options = small_options();
+  options.scheduler.max_model_len = 100;
+  // Not committed: nothing at `path` and no temporary left once destroyed.
+  CHECK(logged_run(path, options, {spec(0, 0, 10, 3), spec(1, 0, 200, 2)}, false).empty());
   // Request 1 is rejected on arrival (prompt 200 > 100), before request 0 finishes.
-  CHECK(csv ==
-        "id,replica,state,reject_reason,prompt_tokens,output_tokens,arrival_s,first_scheduled_s,"
-        "first_token_s,finish_s,queue_s,ttft_s,tpot_s,e2e_s,preemptions,cached_tokens\n"
-        "1,0,rejected,prompt_too_long,200,2,0.0,,,0.0,,,,,0,0\n"
-        "0,0,finished,,10,3,0.0,0.0,0.001,0.003,0.0,0.001,0.001,0.003,0,0\n");
+  CHECK(logged_run(path, options, {spec(0, 0, 10, 3), spec(1, 0, 200, 2)}) ==
+        std::string(kRequestLogHeader) +
+            "1,0,rejected,prompt_too_long,200,2,0.0,,,0.0,,,,,0,0\n"
+            "0,0,finished,,10,3,0.0,0.0,0.001,0.003,0.0,0.001,0.001,0.003,0,0\n");
 }
 
 TEST_CASE("The request log leaves the engine and times empty for a request never sent",
           "[report]") {
-  const std::string dir = temp_dir();
-  const std::string path = dir + "/requests.csv";
-  FixedCostModel cost;
-  cost.per_step_ns = kMs;
-  sim::SimSetup setup;
-  setup.options = small_options();
-  setup.options.max_concurrency = 1;
-  setup.options.time_limit_ns = 2 * kMs;
-  setup.cost_model = &cost;
-  setup.make_allocator = [] { return std::make_unique<FakeAllocator>(FakeAllocator::Options{}); };
-  report::RequestLog log(path);
+  sim::SimOptions options = small_options();
+  options.max_concurrency = 1;
+  options.time_limit_ns = 2 * kMs;
   // One client: request 1, due at 0, is held behind request 0 (still decoding at the limit).
-  VectorReader reader({spec(0, 0, 10, 5), spec(1, 0, 20, 2)});
-  sim::simulate(setup, reader, &log);
-  log.commit();
-  CHECK(slurp(path) ==
-        "id,replica,state,reject_reason,prompt_tokens,output_tokens,arrival_s,first_scheduled_s,"
-        "first_token_s,finish_s,queue_s,ttft_s,tpot_s,e2e_s,preemptions,cached_tokens\n"
-        "0,0,decode,,10,5,0.0,0.0,0.001,,0.0,0.001,,,0,0\n"
-        "1,,waiting,,20,2,,,,,,,,,0,0\n");
+  CHECK(logged_run(temp_dir() + "/requests.csv", options, {spec(0, 0, 10, 5), spec(1, 0, 20, 2)}) ==
+        std::string(kRequestLogHeader) +
+            "0,0,decode,,10,5,0.0,0.0,0.001,,0.0,0.001,,,0,0\n"
+            "1,,waiting,,20,2,,,,,,,,,0,0\n");
 }

@@ -337,6 +337,18 @@ trace::RequestSpec turn(std::uint64_t id, TimeNs arrival, const char* session) {
   return s;
 }
 
+FixedCostModel one_ms_steps() {
+  FixedCostModel cost;
+  cost.per_step_ns = kMs;
+  return cost;
+}
+
+sim::SimOptions serial_session_options() {
+  sim::SimOptions opts = small_options();
+  opts.serial_sessions = true;
+  return opts;
+}
+
 }  // namespace
 
 TEST_CASE("Serial sessions: a conversation's next turn is sent when the turn before it ends",
@@ -347,10 +359,8 @@ TEST_CASE("Serial sessions: a conversation's next turn is sent when the turn bef
   //   t=1  R2 sent and prefills alone; R1 waits for R0 -> R2 token 1 at 2 ms
   //   t=2, t=3  R0 and R2 decode                    -> both end at 4 ms
   //   t=4 + 1 ns  R1 sent to an idle engine: prefill, two decodes -> ends at 7 ms + 1 ns
-  FixedCostModel cost;
-  cost.per_step_ns = kMs;
-  sim::SimOptions opts = small_options();
-  opts.serial_sessions = true;
+  const FixedCostModel cost = one_ms_steps();
+  const sim::SimOptions opts = serial_session_options();
   const std::vector<trace::RequestSpec> specs = {turn(0, 0, "a"), turn(1, kMs, "a"),
                                                  turn(2, kMs, "b")};
   const auto run = run_sim(opts, {}, cost, specs);
@@ -381,10 +391,8 @@ TEST_CASE("Serial sessions: a conversation's next turn is sent when the turn bef
 
 TEST_CASE("Serial sessions: a turn still waiting at the time limit is unfinished, not lost",
           "[sim][sessions]") {
-  FixedCostModel cost;
-  cost.per_step_ns = kMs;
-  sim::SimOptions opts = small_options();
-  opts.serial_sessions = true;
+  const FixedCostModel cost = one_ms_steps();
+  sim::SimOptions opts = serial_session_options();
   opts.time_limit_ns = 2 * kMs;
   const auto run = run_sim(opts, {}, cost, {turn(0, 0, "a"), turn(1, 0, "a"), turn(2, 0, "a")});
   CHECK(run.result.hit_time_limit);
@@ -410,10 +418,8 @@ TEST_CASE("Serial sessions: an idle conversation's record goes to the next one t
   // a's first turn ends at 3 ms, leaving a idle; b starts at 4 ms (on a's old record). a's
   // second turn at 5 ms finds a idle and goes on time, not behind b's turn; b's second turn at
   // 5 ms waits for b's first. Then c and a again, each idle: on time.
-  FixedCostModel cost;
-  cost.per_step_ns = kMs;
-  sim::SimOptions opts = small_options();
-  opts.serial_sessions = true;
+  const FixedCostModel cost = one_ms_steps();
+  const sim::SimOptions opts = serial_session_options();
   const auto run = run_sim(opts, {}, cost,
                            {turn(0, 0, "a"), turn(1, 4 * kMs, "b"), turn(2, 5 * kMs, "a"),
                             turn(3, 5 * kMs, "b"), turn(4, 30 * kMs, "c"), turn(5, 31 * kMs, "a")});
@@ -431,10 +437,8 @@ TEST_CASE("Serial sessions in a closed loop: a turn waiting for its conversation
   // Two clients, all due at 0. R0 (a) goes; R1 (a) takes the second client and waits for R0;
   // R2 (b) waits for a client. R0 ends at 3 ms: R1 goes 1 ns later, which frees no client, and
   // R2 goes then too (its client freed by R0's end).
-  FixedCostModel cost;
-  cost.per_step_ns = kMs;
-  sim::SimOptions opts = small_options();
-  opts.serial_sessions = true;
+  const FixedCostModel cost = one_ms_steps();
+  sim::SimOptions opts = serial_session_options();
   opts.max_concurrency = 2;
   const auto run = run_sim(opts, {}, cost, {turn(0, 0, "a"), turn(1, 0, "a"), turn(2, 0, "b")});
   REQUIRE(run.result.metrics.completed == 3);
