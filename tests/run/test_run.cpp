@@ -80,3 +80,34 @@ TEST_CASE("A pipelined replica's largest batch sums its engines', as its mean do
   CHECK(out.result.mean_running <= static_cast<double>(out.result.max_running));
   CHECK(out.result.mean_running > 32.0);
 }
+
+TEST_CASE("Data-parallel ranks with stages: a replica's batch is its largest rank's",
+          "[run][pp][dp]") {
+  const std::string yaml =
+      "model: llama-3-8b\ngpu: h100-sxm\npipeline_parallel_size: 2\ndata_parallel_size: 2\n"
+      "cost_model: roofline\n"
+      "workload: {synthetic: {rate: 1000, num_requests: 64, prompt_tokens: 100, "
+      "output_tokens: 200}}\n";
+  const kvsim::run::ResolvedScenario r = kvsim::run::resolve_scenario(
+      kvsim::config::parse_scenario_text(yaml, "s.yaml", kvsim::test::source_dir()));
+  CHECK(r.deployment.gpus_per_replica() == 4);
+  const kvsim::run::RunResult out = kvsim::run::run(r, nullptr);
+  CHECK(out.result.metrics.completed == 64);
+  // The 64 requests run at once, 32 on each rank, 16 on each of its virtual engines: the
+  // replica's batch is a rank's, 32; its mean is per rank too.
+  CHECK(out.result.max_running == 32);
+  CHECK(out.result.mean_running <= 32.0);
+  CHECK(out.result.mean_running > 16.0);
+  CHECK(out.result.completed_per_replica == std::vector<std::int64_t>{64});
+  // The replica's cache holds twice the tokens of one rank (the same deployment without data
+  // parallelism), in the same bytes per GPU.
+  std::string one_rank = yaml;
+  one_rank.replace(one_rank.find("data_parallel_size: 2"), 21, "data_parallel_size: 1");
+  const kvsim::run::RunResult single =
+      kvsim::run::run(kvsim::run::resolve_scenario(kvsim::config::parse_scenario_text(
+                          one_rank, "s.yaml", kvsim::test::source_dir())),
+                      nullptr);
+  CHECK(out.result.capacity_slots == 2 * single.result.capacity_slots);
+  CHECK(out.result.capacity_bytes == single.result.capacity_bytes);
+  CHECK(single.result.max_running == 64);
+}
