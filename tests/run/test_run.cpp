@@ -17,6 +17,15 @@ std::string golden(const std::string& name) {
   return kvsim::test::source_dir() + "/tests/golden/" + name;
 }
 
+kvsim::run::ResolvedScenario resolve_yaml(const std::string& yaml) {
+  return kvsim::run::resolve_scenario(
+      kvsim::config::parse_scenario_text(yaml, "s.yaml", kvsim::test::source_dir()));
+}
+
+kvsim::run::RunResult run_yaml(const std::string& yaml) {
+  return kvsim::run::run(resolve_yaml(yaml), nullptr);
+}
+
 }  // namespace
 
 TEST_CASE("run::run returns the simulation with its reader stats and KV analysis", "[run]") {
@@ -57,9 +66,7 @@ TEST_CASE("A gated DeltaNet hybrid runs with its state pages in the KV pool", "[
                            "gpu: h100-sxm\ntensor_parallel_size: 4\ncost_model: roofline\n"
                            "workload: {synthetic: {rate: 1000, num_requests: 64, "
                            "prompt_tokens: 100, output_tokens: 50}}\n";
-  const kvsim::run::ResolvedScenario r = kvsim::run::resolve_scenario(
-      kvsim::config::parse_scenario_text(yaml, "s.yaml", kvsim::test::source_dir()));
-  const kvsim::run::RunResult out = kvsim::run::run(r, nullptr);
+  const kvsim::run::RunResult out = run_yaml(yaml);
   CHECK(out.result.metrics.completed == 64);
   // All 64 run at once (they arrive within 64 ms): each holds three 3,342,336-byte state pages
   // (272 tokens × 12 layers × 1,024 B) and one page for its 150 tokens.
@@ -71,9 +78,7 @@ TEST_CASE("A pipelined replica's largest batch sums its engines', as its mean do
       "model: llama-3-8b\ngpu: h100-sxm\npipeline_parallel_size: 2\ncost_model: roofline\n"
       "workload: {synthetic: {rate: 1000, num_requests: 64, prompt_tokens: 100, "
       "output_tokens: 200}}\n";
-  const kvsim::run::ResolvedScenario r = kvsim::run::resolve_scenario(
-      kvsim::config::parse_scenario_text(yaml, "s.yaml", kvsim::test::source_dir()));
-  const kvsim::run::RunResult out = kvsim::run::run(r, nullptr);
+  const kvsim::run::RunResult out = run_yaml(yaml);
   CHECK(out.result.metrics.completed == 64);
   // The 64 requests run at once, 32 on each virtual engine: the replica's batch is 64.
   CHECK(out.result.max_running == 64);
@@ -88,10 +93,8 @@ TEST_CASE("Data-parallel ranks with stages: a replica's batch is its largest ran
       "cost_model: roofline\n"
       "workload: {synthetic: {rate: 1000, num_requests: 64, prompt_tokens: 100, "
       "output_tokens: 200}}\n";
-  const kvsim::run::ResolvedScenario r = kvsim::run::resolve_scenario(
-      kvsim::config::parse_scenario_text(yaml, "s.yaml", kvsim::test::source_dir()));
-  CHECK(r.deployment.gpus_per_replica() == 4);
-  const kvsim::run::RunResult out = kvsim::run::run(r, nullptr);
+  CHECK(resolve_yaml(yaml).deployment.gpus_per_replica() == 4);
+  const kvsim::run::RunResult out = run_yaml(yaml);
   CHECK(out.result.metrics.completed == 64);
   // The 64 requests run at once, 32 on each rank, 16 on each of its virtual engines: the
   // replica's batch is a rank's, 32; its mean is per rank too.
@@ -103,10 +106,7 @@ TEST_CASE("Data-parallel ranks with stages: a replica's batch is its largest ran
   // parallelism), in the same bytes per GPU.
   std::string one_rank = yaml;
   one_rank.replace(one_rank.find("data_parallel_size: 2"), 21, "data_parallel_size: 1");
-  const kvsim::run::RunResult single =
-      kvsim::run::run(kvsim::run::resolve_scenario(kvsim::config::parse_scenario_text(
-                          one_rank, "s.yaml", kvsim::test::source_dir())),
-                      nullptr);
+  const kvsim::run::RunResult single = run_yaml(one_rank);
   CHECK(out.result.capacity_slots == 2 * single.result.capacity_slots);
   CHECK(out.result.capacity_bytes == single.result.capacity_bytes);
   CHECK(single.result.max_running == 64);
