@@ -119,14 +119,13 @@ cost::CostOptions roofline_options(const CostFlags& f, const run::Deployment& d)
   return o;
 }
 
-// The roofline model the flags ask for (of the whole model; with pipeline stages, of their
-// dtypes and overheads, which every stage shares); records its resolved dtypes, profile and
-// overhead in `in`.
-std::unique_ptr<cost::RooflineCostModel> roofline_model(const CostFlags& f,
+// The roofline model of `options` (of the whole model; with pipeline stages, of their dtypes and
+// overheads, which every stage shares); records its resolved dtypes, profile and overhead in `in`.
+std::unique_ptr<cost::RooflineCostModel> roofline_model(const cost::CostOptions& options,
                                                         const run::Deployment& d,
                                                         report::CostReportInput& in) {
   const model::HardwareSpec& hw = *d.hardware;
-  auto roofline = std::make_unique<cost::RooflineCostModel>(d.model, hw, roofline_options(f, d));
+  auto roofline = std::make_unique<cost::RooflineCostModel>(d.model, hw, options);
   in.weight_dtype = std::string(model::dtype_name(roofline->dtypes().weight));
   in.activation_dtype = std::string(model::dtype_name(roofline->dtypes().gemm_compute));
   if (d.model.quantization.enabled()) {  // the linear layers' storage and GEMM compute
@@ -191,10 +190,11 @@ void run(CostFlags& f) {
     model = std::make_unique<cost::LinearCostModel>(linear_params(f, hw));
     in.step_overhead_s = 0;
   } else {
-    model = roofline_model(f, d, in);
+    const cost::CostOptions options = roofline_options(f, d);
+    model = roofline_model(options, d, in);
     if (d.pipeline_parallel_size > 1) {
       cost::CostModelConfig config;
-      config.roofline = roofline_options(f, d);
+      config.roofline = options;
       model = cost::make_pipeline_cost_model(d.model, hw, config, d.pipeline_parallel_size);
     }
     if (!f.no_crossover)
