@@ -220,7 +220,7 @@ void register_cost(CLI::App& app) {
                    *config::find_setting_by_flag("--pipeline-parallel-size"),
                    "Pipeline stages the model's layers are split over: the step is one batch "
                    "through every stage in turn (each stage's ops prefixed stageN., the "
-                   "activation transfers between stages pp_transfer), one virtual engine's step "
+                   "activation transfers between stages pp_transfer), one batch's "
                    "latency");
   command->add_option("--prefill", flags->prefill,
                       "Prefill chunk of TOKENS new tokens (repeat for several chunks in one step)");

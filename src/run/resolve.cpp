@@ -424,6 +424,11 @@ ResolvedScenario resolve_scenario(const config::Scenario& s, const ResolveOption
              "async scheduling overlaps the roofline cost model's host overhead; the linear cost "
              "model has none");
     }
+    if (r.deployment.pipeline_parallel_size > 1) {
+      refuse("--async-scheduling",
+             "async scheduling with pipeline parallelism is not modelled (the engine's batch "
+             "queue steps as vLLM's without it; vLLM leaves it off with pipeline stages)");
+    }
     r.cost.roofline.async_scheduling = true;
     r.sim.scheduler.async_scheduling = true;
   }

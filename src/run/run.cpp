@@ -28,9 +28,10 @@ RunResult run(const ResolvedScenario& scenario, sim::SimObserver* observer) {
   out.reader_description = reader->describe();
   const Deployment& d = scenario.deployment;
   const std::int64_t pp = d.pipeline_parallel_size;
-  // With pipeline stages, the pp virtual engines share one GPU's cache: the KV analysis is the
-  // GPU of the stage that sizes it (its slice of the model).
-  out.replica_capacity_bytes = built.allocator_options().capacity_bytes * static_cast<Bytes>(pp);
+  // With pipeline stages, the KV analysis is the GPU of the stage that sizes the cache (its slice
+  // of the model); vLLM V0's virtual engines share that GPU's cache.
+  out.replica_capacity_bytes =
+      built.allocator_options().capacity_bytes * static_cast<Bytes>(built.virtual_engines());
   Deployment kv_gpu = pp == 1 ? Deployment{} : d;
   if (pp > 1) {
     const auto stages = model::pipeline_stages(d.model.num_layers, pp);

@@ -134,21 +134,23 @@ BuiltDeployment build_deployment(const DeploymentInputs& in, const SimOptions& o
   BuiltDeployment d;
   d.block_size_ = in.block_size;
   d.max_model_len_ = in.max_model_len;
-  d.engines_ = pp;
+  d.engines_ = pipeline_virtual_engines(options.scheduler, pp);
   const StageSizing stage = size_kv_stage(in, &d.kv_stage_);
   const model::ModelSpec& m = stage.model;
   d.budget_ = stage.budget;
   d.capacity_ = stage.capacity;
   const model::KvBudget& b = d.budget_;
-  // One virtual engine's share of the cache (all of it without pipeline parallelism).
-  const Bytes engine_bytes = b.kv_budget_bytes / static_cast<Bytes>(pp);
-  const model::KvCapacity engine = pp == 1 ? d.capacity_
-                                           : model::kv_capacity(m, in.kv_format, tp, engine_bytes,
-                                                                in.block_size, in.max_model_len);
+  // One virtual engine's share of the cache (all of it with one engine per replica).
+  const std::int64_t engines = d.engines_;
+  const Bytes engine_bytes = b.kv_budget_bytes / static_cast<Bytes>(engines);
+  const model::KvCapacity engine =
+      engines == 1
+          ? d.capacity_
+          : model::kv_capacity(m, in.kv_format, tp, engine_bytes, in.block_size, in.max_model_len);
   if (engine.max_concurrent_sequences < 1) {
     throw deployment_error(
         "--max-model-len",
-        "the KV cache of one " + std::string(pp == 1 ? "replica" : "virtual engine") + " (" +
+        "the KV cache of one " + std::string(engines == 1 ? "replica" : "virtual engine") + " (" +
             human_bytes(engine_bytes) + " per GPU, " + with_commas(engine.max_cached_tokens) +
             " tokens) cannot hold one sequence of " + with_commas(in.max_model_len) +
             " tokens; lower --max-model-len, or raise --gpu-memory-utilization or "
@@ -174,7 +176,7 @@ BuiltDeployment build_deployment(const DeploymentInputs& in, const SimOptions& o
   a.watermark = in.watermark;
   a.placement = in.placement;
   a.max_seq_len = in.max_model_len;
-  set_serving_options(a, options, pp);
+  set_serving_options(a, options, engines);
   check_offload(a, options);
   memory::validate_allocator_options(a);  // now, before any run
 
@@ -194,6 +196,9 @@ BuiltDeployment build_deployment(const DeploymentInputs& in, const SimOptions& o
 }
 
 SimSetup BuiltDeployment::setup(SimOptions options) const {
+  KVSIM_ASSERT(pipeline_virtual_engines(options.scheduler,
+                                        pipeline_ ? pipeline_->num_stages() : 1) == engines_,
+               "the engine the deployment was sized for");
   options.block_size = block_size_;
   options.scheduler.max_model_len = max_model_len_;
   SimSetup s;

@@ -46,6 +46,8 @@ class BuiltDeployment {
   // budget() and capacity() are its GPU's) and the stages' cost model (null with one stage).
   std::int64_t kv_stage() const { return kv_stage_; }
   const cost::PipelineCostModel* pipeline() const { return pipeline_.get(); }
+  // Engines per data-parallel rank sharing its KV cache (sim::pipeline_virtual_engines).
+  std::int64_t virtual_engines() const { return engines_; }
 
   // The simulator's setup for `options`: its block_size and max_model_len are set from the
   // deployment, the allocators' prefix caching and swap space from `options`. The returned setup
@@ -63,14 +65,14 @@ class BuiltDeployment {
   std::shared_ptr<const cost::CostModel> cost_model_;
   std::shared_ptr<const cost::PipelineCostModel> pipeline_;
   std::int64_t kv_stage_ = 0;
-  std::int64_t engines_ = 1;  // virtual engines per replica (pipeline stages)
+  std::int64_t engines_ = 1;  // virtual engines per rank (pipeline stages, vLLM V0)
   SimSetup::DataParallel data_parallel_;
 };
 
 // Sizes everything. With pipeline parallelism each stage's GPU holds its slice of the model
 // (model/pipeline.h): weights and KV of its layers only; vLLM takes the fewest blocks of any
-// worker, so the stage with the fewest sizes the cache, and each of the pp virtual engines gets
-// 1/pp of it (vLLM V0: num_gpu_blocks //= pipeline_parallel_size per scheduler).
+// worker, so the stage with the fewest sizes the cache; vLLM V1's one scheduler takes all of it,
+// each of vLLM V0's pp virtual engines 1/pp (num_gpu_blocks //= pipeline_parallel_size).
 // Throws kvsim::Error when the model does not fit the GPU ("does not fit",
 // with the weights, reserves and shortfall), when one replica's KV cache cannot hold a single
 // sequence of max_model_len tokens, or when an allocator or cost-model option is invalid.

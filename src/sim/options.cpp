@@ -75,6 +75,14 @@ std::optional<CudaGraphMode> parse_cuda_graph_mode(std::string_view name) {
   return find_name<CudaGraphMode>(name, kCudaGraphModeNames);
 }
 
+std::int64_t pipeline_virtual_engines(const SchedulerOptions& options, std::int64_t pp) {
+  return options.kind == SchedulerKind::kVllmV1 ? 1 : pp;
+}
+
+std::int64_t pipeline_batch_queue(const SchedulerOptions& options, std::int64_t pp) {
+  return options.kind == SchedulerKind::kVllmV1 ? pp : 1;
+}
+
 std::int64_t effective_max_num_batched_tokens(const SchedulerOptions& options) {
   if (options.max_num_batched_tokens > 0) return options.max_num_batched_tokens;
   switch (options.kind) {

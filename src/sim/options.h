@@ -160,6 +160,13 @@ std::optional<RouterKind> parse_router(std::string_view name);
 // max_num_batched_tokens with its per-scheduler default applied.
 std::int64_t effective_max_num_batched_tokens(const SchedulerOptions& options);
 
+// How an engine runs `pp` pipeline stages. vLLM V1 (the vllm-v1 scheduler): one scheduler over
+// the whole KV cache, whose batch queue holds up to pp steps in flight (EngineCore's
+// step_with_batch_queue). Earlier engines (vLLM V0): pp virtual engines, each with its own
+// scheduler, 1/pp of the cache and one step in flight. Both return 1 when pp is 1.
+std::int64_t pipeline_virtual_engines(const SchedulerOptions& options, std::int64_t pp);
+std::int64_t pipeline_batch_queue(const SchedulerOptions& options, std::int64_t pp);
+
 // vLLM 0.10's CUDA-graph capture sizes up to `max_size`: 1, 2, 4, then every multiple of 8
 // (never above `max_num_batched_tokens`). Returns the smallest capture size >= `tokens`, or
 // `tokens` itself when it exceeds the largest one (the step then runs eagerly) or max_size is 0.

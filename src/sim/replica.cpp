@@ -11,15 +11,20 @@ namespace kvsim::sim {
 
 Replica::Replica(std::uint32_t index, const SimOptions& options,
                  std::unique_ptr<memory::Allocator> allocator, const cost::CostModel& cost_model,
-                 Context context, PipelineClock* pipeline)
+                 Context context, PipelineClock* pipeline, std::int64_t batch_queue)
     : index_(index),
       options_(options),
       allocator_(std::move(allocator)),
       cost_model_(&cost_model),
       pipeline_(pipeline),
       scheduler_(make_scheduler(options)),
-      ctx_(context) {
+      ctx_(context),
+      plans_(static_cast<std::size_t>(batch_queue)) {
   KVSIM_ASSERT(allocator_ != nullptr, "a replica has an allocator");
+  KVSIM_ASSERT(batch_queue == 1 || (batch_queue > 1 && pipeline != nullptr &&
+                                    options.scheduler.kind == SchedulerKind::kVllmV1 &&
+                                    !options.scheduler.async_scheduling),
+               "a batch queue is vLLM V1's, with pipeline stages, without async scheduling");
   KVSIM_ASSERT(allocator_->bytes_per_slot() > 0, "KV slots have a size");
   capacity_slots_ = allocator_->accounting(nullptr).capacity;
   refresh_accounting();
@@ -173,13 +178,15 @@ void Replica::reject_waiting_head(RejectReason reason) {
 }
 
 std::optional<TimeNs> Replica::start_step(TimeNs now) {
-  KVSIM_ASSERT(!busy_, "one step at a time");
+  KVSIM_ASSERT(!busy_, "room for a step in flight");
   if (launch_pending()) {
     if (const std::optional<TimeNs> end = launch_in_flight(now)) return end;
   }
   advance_to(now);
   now_ = now;
-  plan_.clear();
+  current_ = (front_ + in_flight_) % plans_.size();
+  StepPlan& plan = plans_[current_];
+  plan.clear();
   pending_swap_ins_.clear();
   Bytes swap_out_bytes = 0;
   // Async scheduling: an engine that had nothing to run when it decided this step waited for
@@ -191,10 +198,10 @@ std::optional<TimeNs> Replica::start_step(TimeNs now) {
   for (int pass = 0; pass < 3; ++pass) {
     preemptions_this_pass_ = 0;
     scheduler_->schedule(*this);
-    swap_out_bytes += plan_.swap_out_bytes;
-    if (plan_.num_items() > 0 || preemptions_this_pass_ == 0) break;
+    swap_out_bytes += plan.swap_out_bytes;
+    if (plan.num_items() > 0 || preemptions_this_pass_ == 0) break;
     KVSIM_ASSERT(pass < 2, "a scheduling pass with nothing running cannot preempt");
-    plan_.clear();
+    plan.clear();
   }
   // The inbox is seen from the next step's decision on.
   join_inbox();
@@ -209,13 +216,17 @@ std::optional<TimeNs> Replica::start_step(TimeNs now) {
   }
   max_running_ = std::max(max_running_, num_running());
   refresh_accounting();
-  if (plan_.num_items() == 0) return std::nullopt;
+  if (plan.num_items() == 0) {
+    // Nothing to run besides the steps in flight: the engine waits for the oldest.
+    busy_ = in_flight_ > 0;
+    return std::nullopt;
+  }
 
-  const cost::StepBatch& batch = plan_.build_batch([this](const StepItem& item) {
+  const cost::StepBatch& batch = plan.build_batch([this](const StepItem& item) {
     return item.context_tokens + item.num_tokens == request(item.request).prefill_target;
   });
   // Decode-only or not, the batch says; the graph (or none) pads it.
-  plan_.set_graph(graph_run(plan_.num_tokens(), batch.prefills.empty()));
+  plan.set_graph(graph_run(plan.num_tokens(), batch.prefills.empty()));
   // A pipeline books the batch on its stages after the swap-out copy (sim/pipeline_clock.h).
   // A lockstep rank's step is priced by the simulator with the other ranks' (its end unused).
   const TimeNs compute_ns = lockstep_ ? 0
@@ -227,9 +238,10 @@ std::optional<TimeNs> Replica::start_step(TimeNs now) {
   const TimeNs step_ns = std::max<TimeNs>(1, compute_ns + swap_out_ns);
   Metrics& m = *ctx_.metrics;
   ++m.num_steps;
-  m.num_sequence_steps += plan_.num_items();
-  m.num_step_tokens += plan_.num_tokens();
-  busy_ = true;
+  m.num_sequence_steps += plan.num_items();
+  m.num_step_tokens += plan.num_tokens();
+  ++in_flight_;
+  busy_ = in_flight_ == plans_.size();
   step_start_ns_ = now;
   step_swap_out_ns_ = swap_out_ns;
   return now + step_ns;
@@ -240,22 +252,27 @@ GraphRun Replica::graph_run(std::int64_t n, bool decode_only) const {
 }
 
 void Replica::finish_step(TimeNs now) {
-  KVSIM_ASSERT(busy_, "a step is in flight");
   if (ff_.in_flight) return land_in_flight(now);
+  KVSIM_ASSERT(in_flight_ > 0, "a step is in flight");
   advance_to(now);
   now_ = now;
+  const StepPlan& plan = plans_[front_];
+  front_ = (front_ + 1) % plans_.size();
+  --in_flight_;
   busy_ = false;
   last_step_end_ns_ = now;
   bool any_finished = false;
-  for (const StepItem& item : plan_.items()) {
+  for (const StepItem& item : plan.items()) {
     if (item.canceled || item.kind == StepItemKind::kPadding) continue;
     Request& r = request(item.request);
+    r.in_flight_tokens -= item.num_tokens;
     if (item.kind == StepItemKind::kPrefill) {
       KVSIM_ASSERT(r.state == RequestState::kPrefill, "a prefill item's request is in prefill");
       r.computed += item.num_tokens;
       KVSIM_ASSERT(r.computed <= r.prefill_target && r.computed <= r.kv_tokens,
                    "prefill stays within its target and its room");
       if (r.computed < r.prefill_target) continue;
+      KVSIM_ASSERT(r.in_flight_tokens == 0, "no chunk is scheduled past the prompt");
       r.state = RequestState::kDecode;
     } else {
       KVSIM_ASSERT(r.state == RequestState::kDecode, "a decode item's request is decoding");
@@ -469,9 +486,12 @@ RequestPool::Slot Replica::preempt_newest() {
   KVSIM_ASSERT(!running_.empty(), "preemption needs a running request");
   const RequestPool::Slot slot = running_.back();
   running_.pop_back();
-  plan_.cancel(slot);
+  // Its items in the plan being formed give their tokens back; those in steps already in flight
+  // (a batch queue's) are computed for nothing.
+  for (std::size_t k = 0; k <= in_flight_; ++k) plans_[(front_ + k) % plans_.size()].cancel(slot);
   ++preemptions_this_pass_;
   Request& r = request(slot);
+  r.in_flight_tokens = 0;
   ++r.num_preemptions;
   Metrics& m = *ctx_.metrics;
   if (options_.scheduler.preemption == PreemptionMode::kSwap) {
@@ -479,7 +499,7 @@ RequestPool::Slot Replica::preempt_newest() {
     if (const auto bytes = allocator_->swap_out(r.id)) {
       // kv_tokens stays: the room it needs back on the GPU.
       r.swap_bytes = *bytes;
-      plan_.swap_out_bytes += *bytes;
+      plan().swap_out_bytes += *bytes;
       m.swap_out_bytes += *bytes;
       ++m.preemptions_swap;
       r.state = RequestState::kSwapped;
@@ -526,21 +546,25 @@ void Replica::release_held() {
 }
 
 void Replica::plan_prefill(RequestPool::Slot slot, std::int64_t num_tokens) {
-  const Request& r = request(slot);
-  KVSIM_ASSERT(num_tokens >= 1 && r.computed + num_tokens <= r.kv_tokens,
+  Request& r = request(slot);
+  const std::int64_t context = r.computed + r.in_flight_tokens;
+  KVSIM_ASSERT(num_tokens >= 1 && context + num_tokens <= r.kv_tokens,
                "a prefill chunk fits in the room taken for it");
-  plan_.add(slot, StepItemKind::kPrefill, num_tokens, r.computed);
+  plan().add(slot, StepItemKind::kPrefill, num_tokens, context);
+  r.in_flight_tokens += num_tokens;
 }
 
 void Replica::plan_decode(RequestPool::Slot slot) {
-  const Request& r = request(slot);
-  KVSIM_ASSERT(r.state == RequestState::kDecode && r.computed + 1 <= r.kv_tokens,
-               "a decode has room for its token");
-  plan_.add(slot, StepItemKind::kDecode, 1, r.computed);
+  Request& r = request(slot);
+  KVSIM_ASSERT(
+      r.state == RequestState::kDecode && r.in_flight_tokens == 0 && r.computed + 1 <= r.kv_tokens,
+      "a decode has its last token and room for the next");
+  plan().add(slot, StepItemKind::kDecode, 1, r.computed);
+  r.in_flight_tokens = 1;
 }
 
 void Replica::plan_padding(RequestPool::Slot slot) {
-  plan_.add(slot, StepItemKind::kPadding, 1, request(slot).computed);
+  plan().add(slot, StepItemKind::kPadding, 1, request(slot).computed);
 }
 
 }  // namespace kvsim::sim

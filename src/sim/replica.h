@@ -11,7 +11,9 @@
 //   - running is in admission order (newest last: the preemption victim);
 //   - a request holds GPU room iff it is running, swapping in or held (and host room while
 //     swapped); kv_tokens is that room in tokens, and computed <= kv_tokens;
-//   - at most one step is in flight; its plan holds only running or held requests;
+//   - at most one step is in flight (batch_queue of them with vLLM V1's batch queue); their
+//     plans hold only running or held requests, and a running request's in_flight_tokens are
+//     its live items' tokens in them;
 //   - the memory accounting refreshed after every change satisfies
 //     token_states + reservation + internal + external + free == capacity.
 
@@ -71,11 +73,17 @@ class Replica {
     RequestSink* sink = nullptr;
   };
 
-  // `pipeline` (pipeline parallelism): the stages this replica, one virtual engine, shares with
-  // its sibling engines; its steps are booked there instead of taking cost_model's step time.
+  // `pipeline` (pipeline parallelism): the stages this replica's steps are booked on instead of
+  // taking cost_model's step time; shared with its sibling virtual engines (vLLM V0), or its own.
+  // `batch_queue` (vLLM V1's EngineCore batch queue, one per pipeline stage): up to that many
+  // steps in flight at once, each booked on `pipeline` when it starts and ending in the order
+  // they started. A step's scheduling sees the requests of the steps in flight: a prefilling
+  // one may take its next chunk, a decoding one waits for its token (Request::in_flight_tokens).
+  // When a scheduling pass finds nothing to run while a step is in flight, the engine blocks
+  // until the oldest step ends (busy() until then; arrivals wait), as vLLM's engine loop does.
   Replica(std::uint32_t index, const SimOptions& options,
           std::unique_ptr<memory::Allocator> allocator, const cost::CostModel& cost_model,
-          Context context, PipelineClock* pipeline = nullptr);
+          Context context, PipelineClock* pipeline = nullptr, std::int64_t batch_queue = 1);
   ~Replica();
   Replica(const Replica&) = delete;
   Replica& operator=(const Replica&) = delete;
@@ -84,10 +92,11 @@ class Replica {
 
   // A new request routed here: queued, or rejected at once when it can never be served.
   void enqueue(RequestPool::Slot slot, TimeNs now);
-  // When idle: forms the next step and returns its end time, or nullopt when there is nothing
-  // runnable now (the replica then waits for an arrival, or a swap-in to complete).
+  // When not busy(): forms the next step and returns its end time, or nullopt when there is
+  // nothing runnable now (the replica then waits for an arrival, a swap-in to complete, or, with
+  // a step in flight, that step's end).
   std::optional<TimeNs> start_step(TimeNs now);
-  // The step in flight ended at `now`: tokens are produced, finished requests released.
+  // The oldest step in flight ended at `now`: tokens are produced, finished requests released.
   void finish_step(TimeNs now);
   // A swap-in issued by the scheduler, or an admission's load from the CPU offload tier, has
   // completed: the request (re)joins the running batch.
@@ -139,7 +148,10 @@ class Replica {
   // Closes the memory integrals at the end of the run (`now` >= every earlier time).
   void finish(TimeNs now);
 
+  // No step can start now: the batch queue is full (one step in flight without a queue), or the
+  // engine waits for its oldest step to end.
   bool busy() const { return busy_; }
+  std::int64_t steps_in_flight() const { return static_cast<std::int64_t>(in_flight_); }
   // The swap-out copy the step in flight waited for before computing (0 without one).
   TimeNs step_swap_out_ns() const { return step_swap_out_ns_; }
   std::uint32_t index() const { return index_; }
@@ -184,7 +196,8 @@ class Replica {
     for (RequestPool::Slot s : swapping_in_) fn(s);
     for (RequestPool::Slot s : transferring_) fn(s);
   }
-  StepPlan& plan() { return plan_; }
+  // The plan being formed (the one start_step formed last, once it returns).
+  StepPlan& plan() { return plans_[current_]; }
   // Nothing on the GPU: no running, swapping-in or held request.
   bool holds_nothing() const;
   // Preemptions made during the current scheduling pass.
@@ -275,7 +288,12 @@ class Replica {
   std::vector<RequestPool::Slot>
       pending_swap_ins_;  // issued in this pass; link time assigned after
 
-  StepPlan plan_;
+  // The plans of the steps in flight, oldest at front_ (a ring; one plan without a batch queue),
+  // and the one formed last.
+  std::vector<StepPlan> plans_;
+  std::size_t front_ = 0;
+  std::size_t in_flight_ = 0;
+  std::size_t current_ = 0;
   bool busy_ = false;
   TimeNs step_start_ns_ = 0;      // when the step in flight (or the last one) started
   TimeNs last_step_end_ns_ = -1;  // when the last step ended

@@ -63,7 +63,10 @@ struct Request {
   std::int64_t generated = 0;       // output tokens produced so far
   std::int64_t prefill_target = 0;  // tokens to compute before the next sample (prompt + generated)
   std::int64_t computed = 0;        // tokens whose KV has been computed (or found in the cache)
-  std::int64_t kv_tokens = 0;       // tokens the request holds room for (>= computed)
+  // vLLM V1's batch queue (pipeline parallelism): tokens scheduled in batches still in flight,
+  // computed when those end (computed + in_flight_tokens <= kv_tokens). Always 0 otherwise.
+  std::int64_t in_flight_tokens = 0;
+  std::int64_t kv_tokens = 0;  // tokens the request holds room for (>= computed)
   // Of kv_tokens, those the allocator has been told of; the rest are deferred (room it already
   // holds in place, Allocator::in_place_room), up to kv_in_place_end.
   std::int64_t kv_in_allocator = 0;

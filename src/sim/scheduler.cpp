@@ -252,13 +252,18 @@ class VllmV1Scheduler final : public Scheduler {
     for (std::size_t i = 0; i < running.size() && budget_ - plan.num_tokens() >= 1; ++i) {
       const Slot slot = running[i];
       const Request& r = rep.request(slot);
+      // With a batch queue, tokens already scheduled in a step in flight (Replica's
+      // batch_queue): a decode waits for its token, a prefill takes its next chunk.
+      const std::int64_t scheduled = r.computed + r.in_flight_tokens;
       if (r.state == RequestState::kDecode) {
+        if (r.in_flight_tokens > 0) continue;
         if (rep.make_room_or_preempt(slot, r.computed + 1)) rep.plan_decode(slot);
         continue;
       }
       const std::int64_t n =
-          std::min({r.prefill_target - r.computed, chunk_cap_, budget_ - plan.num_tokens()});
-      if (rep.make_room_or_preempt(slot, r.computed + n)) rep.plan_prefill(slot, n);
+          std::min({r.prefill_target - scheduled, chunk_cap_, budget_ - plan.num_tokens()});
+      if (n == 0) continue;  // its whole prompt is in steps in flight
+      if (rep.make_room_or_preempt(slot, scheduled + n)) rep.plan_prefill(slot, n);
     }
     // 2. Waiting requests, only in a pass that preempted nobody.
     if (rep.preemptions_this_pass() > 0) return;

@@ -52,7 +52,9 @@ std::unique_ptr<Scheduler> make_chunked_prefill_scheduler(const SchedulerOptions
 // this pass preempted nobody, waiting requests FCFS while running < max_num_seqs, each starting
 // after its prefix-cache hit with a chunk capped the same way. KV slots are taken per scheduled
 // chunk; a request that cannot get them preempts (by recompute) the last running request,
-// itself included, which goes back to the head of the waiting queue.
+// itself included, which goes back to the head of the waiting queue. With a batch queue
+// (pipeline stages; Replica) the requests of the steps in flight are passed over, but for a
+// prefill's chunks not yet scheduled (vLLM: nothing new to schedule until the output arrives).
 std::unique_ptr<Scheduler> make_vllm_v1_scheduler(const SchedulerOptions& options);
 
 // static: request-level batching (HF generate, FasterTransformer). When the previous batch has

@@ -531,7 +531,11 @@ void Simulator::build_replicas() {
   }
   decode_.first = prefill_.end();
   decode_.replicas = opts_.num_replicas;
-  set_pool(decode_, setup_.data_parallel, setup_.pipeline ? setup_.pipeline->num_stages() : 1,
+  // Pipeline stages: each rank runs virtual engines (vLLM V0) or one engine with a batch queue
+  // (vLLM V1) on them.
+  const std::int64_t stages = setup_.pipeline ? setup_.pipeline->num_stages() : 1;
+  const std::int64_t batch_queue = pipeline_batch_queue(opts_.scheduler, stages);
+  set_pool(decode_, setup_.data_parallel, pipeline_virtual_engines(opts_.scheduler, stages),
            setup_.cost_model);
   for (std::int64_t i = 0; i < decode_.replicas * decode_.engines; ++i) {
     PipelineClock* clock = nullptr;
@@ -544,7 +548,7 @@ void Simulator::build_replicas() {
     }
     replicas_.push_back(std::make_unique<Replica>(static_cast<std::uint32_t>(decode_.first + i),
                                                   opts_, setup_.make_allocator(),
-                                                  *setup_.cost_model, ctx, clock));
+                                                  *setup_.cost_model, ctx, clock, batch_queue));
     if (decode_.lockstep) replicas_.back()->set_lockstep();
   }
   if (setup_.warm_prefixes != nullptr && opts_.warm_prefix_cache && opts_.enable_prefix_caching) {
@@ -618,8 +622,10 @@ void Simulator::start_steps(TimeNs now) {
       last_group_first = first;
       continue;
     }
-    if (rep.busy()) continue;
-    if (auto end = rep.start_step(now)) {
+    // With a batch queue, steps start until it is full or the scheduler finds nothing more.
+    while (!rep.busy()) {
+      const std::optional<TimeNs> end = rep.start_step(now);
+      if (!end) break;
       events_.push(*end, EventKind::kStepEnd, i);
       if (observer_) observer_->on_step(StepEvent{i, now, *end, &rep.plan().batch()});
     }

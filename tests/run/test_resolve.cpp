@@ -289,6 +289,26 @@ TEST_CASE("Async scheduling reaches the roofline cost model; other schedulers an
   CHECK_THROWS_WITH(resolve_text("model: llama-3-8b\ngpu: h100-sxm\nserving: {async_scheduling: "
                                  "true}\ncost_model: linear:100:1:10\n"),
                     Catch::Contains("the linear cost model has none"));
+  CHECK_THROWS_WITH(resolve_text("model: llama-3-8b\ngpu: h100-sxm\nserving: {async_scheduling: "
+                                 "true}\npipeline_parallel_size: 2\n"),
+                    Catch::Contains("with pipeline parallelism is not modelled"));
+}
+
+TEST_CASE("Pipeline stages: vLLM V1's one engine holds the whole cache, V0's engines 1/PP each",
+          "[run][pp][v1]") {
+  const auto built = [](const std::string& engine) {
+    const kvsim::run::ResolvedScenario r = resolve_text(
+        "model: llama-3-8b\ngpu: h100-sxm\npipeline_parallel_size: 2\ncost_model: roofline\n"
+        "engine: " +
+        engine + "\n");
+    return kvsim::sim::build_deployment(r.deployment_inputs(), r.sim);
+  };
+  const kvsim::sim::BuiltDeployment v1 = built("v1");
+  const kvsim::sim::BuiltDeployment v0 = built("v0");
+  CHECK(v1.virtual_engines() == 1);
+  CHECK(v1.allocator_options().capacity_bytes == v1.budget().kv_budget_bytes);
+  CHECK(v0.virtual_engines() == 2);
+  CHECK(v0.allocator_options().capacity_bytes == v0.budget().kv_budget_bytes / 2);
 }
 
 TEST_CASE("Async scheduling follows the vLLM release when not given", "[run][v1]") {

@@ -74,9 +74,10 @@ TEST_CASE("A gated DeltaNet hybrid runs with its state pages in the KV pool", "[
 }
 
 TEST_CASE("A pipelined replica's largest batch sums its engines', as its mean does", "[run][pp]") {
+  // vLLM V0's virtual engines.
   const std::string yaml =
       "model: llama-3-8b\ngpu: h100-sxm\npipeline_parallel_size: 2\ncost_model: roofline\n"
-      "workload: {synthetic: {rate: 1000, num_requests: 64, prompt_tokens: 100, "
+      "engine: v0\nworkload: {synthetic: {rate: 1000, num_requests: 64, prompt_tokens: 100, "
       "output_tokens: 200}}\n";
   const kvsim::run::RunResult out = run_yaml(yaml);
   CHECK(out.result.metrics.completed == 64);
@@ -96,8 +97,8 @@ TEST_CASE("Data-parallel ranks with stages: a replica's batch is its largest ran
   CHECK(resolve_yaml(yaml).deployment.gpus_per_replica() == 4);
   const kvsim::run::RunResult out = run_yaml(yaml);
   CHECK(out.result.metrics.completed == 64);
-  // The 64 requests run at once, 32 on each rank, 16 on each of its virtual engines: the
-  // replica's batch is a rank's, 32; its mean is per rank too.
+  // The 64 requests run at once, 32 on each rank (one engine each, vLLM V1's): the replica's
+  // batch is a rank's, 32; its mean is per rank too.
   CHECK(out.result.max_running == 32);
   CHECK(out.result.mean_running <= 32.0);
   CHECK(out.result.mean_running > 16.0);
@@ -110,4 +111,23 @@ TEST_CASE("Data-parallel ranks with stages: a replica's batch is its largest ran
   CHECK(out.result.capacity_slots == 2 * single.result.capacity_slots);
   CHECK(out.result.capacity_bytes == single.result.capacity_bytes);
   CHECK(single.result.max_running == 64);
+}
+
+TEST_CASE("vLLM V1 with stages: one scheduler over the whole cache starts what V0's share cannot",
+          "[run][pp][v1]") {
+  // Llama-3-70B over two nodes of 4 A100-40GB at 0.44 utilization: the cache holds a little more
+  // than one 8,192-token sequence, so V0's two virtual engines (half each) could not start;
+  // V1's one scheduler runs with all of it.
+  const std::string yaml =
+      "model: llama-3-70b\ngpu: a100-40gb\ntensor_parallel_size: 4\npipeline_parallel_size: 2\n"
+      "gpus_per_node: 4\ninternode_bandwidth_gb_s: 0.75\ngpu_memory_utilization: 0.44\n"
+      "cost_model: roofline\nengine: v1\n"
+      "workload: {synthetic: {rate: 1000, num_requests: 16, prompt_tokens: 100, "
+      "output_tokens: 50}}\n";
+  const kvsim::run::RunResult out = run_yaml(yaml);
+  CHECK(out.result.metrics.completed == 16);
+  CHECK(out.result.capacity_slots >= 8192);
+  CHECK(out.result.capacity_slots < 2 * 8192);
+  // One engine: the 16 requests run in its batches together.
+  CHECK(out.result.max_running == 16);
 }

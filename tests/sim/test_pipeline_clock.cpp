@@ -33,18 +33,28 @@ cost::PipelineCostModel pipeline(int stages) {
 }
 
 // One replica of `p`'s stages, or `ranks` data-parallel ranks (a dense model's: not in lockstep)
-// of them.
+// of them; vLLM V0's virtual engines unless `options` says otherwise.
 SimRun run_pp(const cost::PipelineCostModel& p, std::vector<trace::RequestSpec> specs,
-              std::int64_t ranks = 1) {
+              std::int64_t ranks = 1, const sim::SimOptions& options = small_options(),
+              FakeAllocator::Options alloc = {}) {
   SimRun run;
   sim::SimSetup setup;
-  setup.options = small_options();
+  setup.options = options;
   setup.cost_model = &p;
   setup.pipeline = &p;
   setup.data_parallel = {.size = ranks, .lockstep = false};
-  setup.make_allocator = fake_allocators(run);
+  setup.make_allocator = fake_allocators(run, alloc);
   simulate_into(run, std::move(setup), std::move(specs));
   return run;
+}
+
+// vLLM V1 (one scheduler, a batch queue of one step per stage) without CUDA graphs, with a
+// token budget of `budget` per step.
+sim::SimOptions v1_options(std::int64_t budget) {
+  sim::SimOptions o = small_options(sim::SchedulerKind::kVllmV1);
+  o.scheduler.max_num_batched_tokens = budget;
+  o.scheduler.cuda_graph_max_size = 0;
+  return o;
 }
 
 }  // namespace
@@ -165,5 +175,91 @@ TEST_CASE("Data-parallel ranks with stages lose no request and free every block"
     for (const auto& [id, r] : run.ended) engines.insert(r.replica);
     CHECK(engines == std::set<std::uint32_t>{0, 1, 2, 3, 4, 5});
     for (const auto& a : run.allocators) CHECK(a->used_blocks_at_end == 0);
+  }
+}
+
+TEST_CASE("vLLM V1 runs one scheduler over the stages: one batch, then the engine waits",
+          "[sim][pp][v1]") {
+  // R0 and R1 (100-token prompts, 2 tokens out) at 0, budget 512: V1's one scheduler puts both
+  // prompts in one batch (stage 1 + 200 × 0.01 = 3 ms; 200 × 64 B = 12.8 us between stages):
+  //   batch 1: s0 [0, 3], s1 [3.0128, 6.0128]                  -> first tokens at 6.0128 ms
+  // Its next pass finds both in flight: the engine waits for batch 1 (no second batch).
+  //   batch 2 (both decode, 1.2 ms a stage, 128 ns): s0 [6.0128, 7.2128], s1 [7.212928, 8.412928]
+  const cost::PipelineCostModel p = pipeline(2);
+  const SimRun run = run_pp(p, {spec(0, 0, 100, 2), spec(1, 0, 100, 2)}, 1, v1_options(512));
+  REQUIRE(run.result.metrics.completed == 2);
+  CHECK(run.allocators.size() == 1);  // one KV cache: the whole of it
+  for (std::uint64_t id : {0, 1}) {
+    CHECK(run.ended.at(id).replica == 0);
+    CHECK(run.ended.at(id).first_token_ns == 6012800);
+    CHECK(run.ended.at(id).finish_ns == 8412928);
+  }
+  CHECK(run.result.metrics.num_steps == 2);
+  CHECK(run.result.max_running == 2);
+}
+
+TEST_CASE("vLLM V1's batch queue pipelines a prompt's chunks over the stages", "[sim][pp][v1]") {
+  // One 300-token prompt, 2 tokens out, budget 100: three chunks. Each is scheduled as soon as
+  // the batch queue (2 steps) has room, its earlier chunks still in flight:
+  //   chunk 1 at 0:      s0 [0, 2],           s1 [2.0064, 4.0064]
+  //   chunk 2 at 0:      s0 [2, 4],           s1 [4.0064, 6.0064]   (queue full)
+  //   chunk 3 at 4.0064: s0 [4.0064, 6.0064], s1 [6.0128, 8.0128]   -> first token 8.0128 ms
+  // at 6.0064 the whole prompt is in flight: the engine waits for chunk 3.
+  //   decode at 8.0128:  s0 [8.0128, 9.1128], s1 [9.112864, 10.212864]
+  const cost::PipelineCostModel p = pipeline(2);
+  const SimRun run = run_pp(p, {spec(0, 0, 300, 2)}, 1, v1_options(100));
+  REQUIRE(run.result.metrics.completed == 1);
+  CHECK(run.ended.at(0).first_token_ns == 8012800);
+  CHECK(run.ended.at(0).finish_ns == 10212864);
+  CHECK(run.result.metrics.num_steps == 4);
+  // Without a batch queue (vLLM V0's one virtual engine per stage) the chunks go one at a
+  // time, each paying both stages: 3 × 4.0064 ms to the first token.
+  const SimRun v0 = run_pp(p, {spec(0, 0, 300, 2)}, 1, [] {
+    sim::SimOptions o = small_options(sim::SchedulerKind::kChunkedPrefill);
+    o.scheduler.max_num_batched_tokens = 100;
+    return o;
+  }());
+  CHECK(v0.ended.at(0).first_token_ns == 3 * 4006400);
+}
+
+TEST_CASE("vLLM V1's engine, waiting for its batch in flight, sees arrivals when it ends",
+          "[sim][pp][v1]") {
+  // R0 (100 + 3 out) at 0, R1 (100 + 2 out) at 1 ms:
+  //   batch 1 at 0 (R0's prompt): s0 [0, 2], s1 [2.0064, 4.0064]; then nothing else to run, so
+  //   the engine waits for it: R1, arriving at 1 ms while stage 0 is busy... and then idle, is
+  //   first scheduled at 4.0064 ms, with R0's decode: 1 + 1.0 + 0.1 = 2.1 ms a stage, 101 rows
+  //   of 64 B between them (6.464 us):
+  //   batch 2: s0 [4.0064, 6.1064], s1 [6.112864, 8.212864]  -> R0 token 2, R1 token 1
+  //   batch 3 (both decode): s0 [8.212864, 9.412864], s1 [9.412992, 10.612992] -> both done
+  const cost::PipelineCostModel p = pipeline(2);
+  const SimRun run =
+      run_pp(p, {spec(0, 0, 100, 3), spec(1, 1000 * kUs, 100, 2)}, 1, v1_options(512));
+  REQUIRE(run.result.metrics.completed == 2);
+  CHECK(run.ended.at(0).first_token_ns == 4006400);
+  CHECK(run.ended.at(1).first_scheduled_ns == 4006400);
+  CHECK(run.ended.at(1).first_token_ns == 8212864);
+  CHECK(run.ended.at(0).finish_ns == 10612992);
+  CHECK(run.ended.at(1).finish_ns == 10612992);
+}
+
+TEST_CASE("vLLM V1's batch queue loses no request and frees every block under preemption",
+          "[sim][pp][v1]") {
+  const cost::PipelineCostModel p = pipeline(3);
+  // 40 blocks of 16 tokens: prompts up to 400 tokens and outputs up to 300 preempt.
+  const FakeAllocator::Options alloc{.num_blocks = 40};
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    const auto specs = random_workload(seed, 60, 400, 300, 100);
+    const SimRun run = run_pp(p, specs, 1, v1_options(256), alloc);
+    INFO("seed " << seed);
+    REQUIRE(run.ended.size() == specs.size());
+    CHECK(run.num_end_calls == static_cast<int>(specs.size()));
+    CHECK(run.result.metrics.completed + run.result.metrics.rejected() ==
+          static_cast<std::int64_t>(specs.size()));
+    CHECK(run.result.metrics.preemptions_recompute > 0);
+    REQUIRE(run.allocators.size() == 1);
+    CHECK(run.allocators[0]->used_blocks_at_end == 0);
+    for (const auto& [id, r] : run.ended) {
+      if (r.state == sim::RequestState::kFinished) CHECK(r.generated == r.output_tokens);
+    }
   }
 }
