@@ -20,6 +20,9 @@
 //   BM_DecodeHeavySparseAttention  the decode-heavy run on DeepSeek-V3.2 (sparse attention) at
 //                              TP 8 after prompts past its top-k, fast-forwarded
 //                              (...StepByStep: every step one event)
+//   BM_DecodeHeavyPipelineV1   the decode-heavy run over two pipeline stages (TP 1 × PP 2) with
+//                              vLLM V1's scheduler: one engine, a batch queue of two steps
+//   BM_DecodeHeavyPipelineV0   the same with vLLM V0's scheduler: two virtual engines
 //   BM_ChatSessionsSerial      4,096 chat turns of 256 conversations, each turn sent once the one
 //                              before it has its answer (serial sessions); ...OnTime: the same
 //                              turns sent on time
@@ -57,11 +60,13 @@ void report(benchmark::State& state, std::int64_t sequence_steps, std::int64_t r
 // 4,096-token context; max_num_seqs 256 with room for every prompt in one step.
 sim::DeploymentInputs decode_heavy_inputs(const model::ModelSpec& model,
                                           const model::HardwareSpec& gpu,
-                                          std::int64_t data_parallel_size) {
+                                          std::int64_t data_parallel_size,
+                                          std::int64_t pipeline_parallel_size = 1) {
   sim::DeploymentInputs in;
   in.model = &model;
   in.hardware = &gpu;
   in.data_parallel_size = data_parallel_size;
+  in.pipeline_parallel_size = pipeline_parallel_size;
   in.kv_format = *model::kv_format_from_name(model, "auto");
   in.max_model_len = 4096;
   return in;
@@ -133,6 +138,28 @@ void BM_DecodeHeavyMoeLockstep(benchmark::State& state) {
                true, 2);
 }
 BENCHMARK(BM_DecodeHeavyMoeLockstep)->Unit(benchmark::kMillisecond);
+
+// The same decode over two pipeline stages (Llama-3-8B, TP 1 × PP 2 on H200s), never
+// fast-forwarded: `kind` vllm-v1 runs one engine with a batch queue of two steps, vllm (V0) two
+// virtual engines.
+void decode_heavy_pipeline(benchmark::State& state, sim::SchedulerKind kind) {
+  const model::ModelSpec model = config::load_model("llama-3-8b");
+  const model::HardwareSpec gpu = config::load_hardware("h200-sxm");
+  sim::SimOptions options = decode_heavy_options(true);
+  options.scheduler.kind = kind;
+  const sim::BuiltDeployment built =
+      sim::build_deployment(decode_heavy_inputs(model, gpu, 1, 2), options);
+  state.counters["max_running"] =
+      static_cast<double>(run_decode_heavy(state, built.setup(options)));
+}
+void BM_DecodeHeavyPipelineV1(benchmark::State& state) {
+  decode_heavy_pipeline(state, sim::SchedulerKind::kVllmV1);
+}
+void BM_DecodeHeavyPipelineV0(benchmark::State& state) {
+  decode_heavy_pipeline(state, sim::SchedulerKind::kVllm);
+}
+BENCHMARK(BM_DecodeHeavyPipelineV1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DecodeHeavyPipelineV0)->Unit(benchmark::kMillisecond);
 
 // The same 256 x 2,000-token decode on a gated DeltaNet hybrid (the repo's Qwen3-Next-80B-A3B
 // config fixture, TP 2 on H200s under vLLM V1's layout): each sequence also holds its
