@@ -3,6 +3,7 @@
 #include "model/expert_parallel.h"
 #include "report/kv_report.h"
 #include "report/trace_report.h"
+#include "sim/options.h"
 
 namespace kvsim::report {
 
@@ -69,6 +70,12 @@ Json serving_inputs_json(const run::ResolvedScenario& s) {
   serving["watermark"] = s.watermark;
   add_sim_serving_json(serving, s.sim);
   add_parallel_links_json(serving, s.deployment);
+  if (const std::int64_t pp = s.deployment.pipeline_parallel_size; pp > 1) {
+    // How the stages are kept busy (sim::pipeline_virtual_engines): vLLM V1's batch queue (one
+    // scheduler, up to pp batches in flight) or vLLM V0's pp virtual engines.
+    serving["pipeline_engine"] =
+        sim::pipeline_virtual_engines(s.sim.scheduler, pp) == 1 ? "batch_queue" : "virtual_engines";
+  }
   if (s.sim.num_prefill_replicas > 0) {
     // The prefill pool; the link is what the simulator prices (resolve.h, prefill_pool).
     const run::Deployment& d = s.deployment;

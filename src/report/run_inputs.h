@@ -18,7 +18,8 @@ namespace kvsim::report {
 ServingMemoryInputs serving_memory_inputs(const run::Deployment& deployment);
 
 // inputs.serving: memory settings, allocator, placement, watermark, the simulator's settings and
-// the cost model (in the scenario file's keys and units).
+// the cost model (in the scenario file's keys and units); with pipeline stages, pipeline_engine:
+// "batch_queue" (vLLM V1) or "virtual_engines" (vLLM V0).
 // Pipeline parallelism or a TP group wider than a node: adds pipeline_parallel_size,
 // gpus_per_replica, gpus_per_node and links{tensor_parallel_allreduce{kind, bandwidth_bytes_per_s,
 // latency_s}, pipeline_stage_transfers[...]}: the links the step times price. Nothing otherwise.

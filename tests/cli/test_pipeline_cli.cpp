@@ -27,6 +27,7 @@ TEST_CASE("kvsim simulate --pp 2 over two nodes reports the stages and the links
   const Json doc = Json::parse(r.out);
   const Json& s = doc["inputs"]["serving"];
   CHECK(s["pipeline_parallel_size"] == 2);
+  CHECK(s["pipeline_engine"] == "batch_queue");  // vLLM V1, the default engine
   CHECK(s["gpus_per_replica"] == 8);
   CHECK(s["links"]["tensor_parallel_allreduce"]["kind"] == "interconnect");
   CHECK(s["links"]["pipeline_stage_transfers"][0]["kind"] == "internode");
@@ -53,10 +54,17 @@ TEST_CASE("kvsim simulate --pp 2 over two nodes reports the stages and the links
             ib["summary"]["e2e_s"]["mean"].get<double>() ==
         Approx(8769781e-9).epsilon(1e-6));
 
+  // vLLM V0 runs virtual engines.
+  const auto v0 = run_kvsim(llama70({"--pp", "2", "--gpus-per-node", "4", "--num-requests", "2",
+                                     "--engine", "v0", "--scheduler", "chunked-prefill"}));
+  REQUIRE(v0.exit_code == 0);
+  CHECK(Json::parse(v0.out)["inputs"]["serving"]["pipeline_engine"] == "virtual_engines");
+
   // PP 1 reports no parallel links (reports of single-node runs are unchanged).
   const auto one = run_kvsim(llama70({"--num-requests", "2"}));
   REQUIRE(one.exit_code == 0);
   CHECK_FALSE(Json::parse(one.out)["inputs"]["serving"].contains("pipeline_parallel_size"));
+  CHECK_FALSE(Json::parse(one.out)["inputs"]["serving"].contains("pipeline_engine"));
 }
 
 TEST_CASE("Pipeline and multi-node errors are located and loud", "[cli][pp]") {
