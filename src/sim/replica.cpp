@@ -19,7 +19,9 @@ Replica::Replica(std::uint32_t index, const SimOptions& options,
       pipeline_(pipeline),
       scheduler_(make_scheduler(options)),
       ctx_(context),
-      plans_(static_cast<std::size_t>(batch_queue)) {
+      plans_(static_cast<std::size_t>(batch_queue)),
+      plan_(plans_.data()),
+      queued_(batch_queue > 1) {
   KVSIM_ASSERT(allocator_ != nullptr, "a replica has an allocator");
   KVSIM_ASSERT(batch_queue == 1 || (batch_queue > 1 && pipeline != nullptr &&
                                     options.scheduler.kind == SchedulerKind::kVllmV1 &&
@@ -184,8 +186,8 @@ std::optional<TimeNs> Replica::start_step(TimeNs now) {
   }
   advance_to(now);
   now_ = now;
-  current_ = (front_ + in_flight_) % plans_.size();
-  StepPlan& plan = plans_[current_];
+  plan_ = &plans_[(front_ + in_flight_) % plans_.size()];
+  StepPlan& plan = *plan_;
   plan.clear();
   pending_swap_ins_.clear();
   Bytes swap_out_bytes = 0;
@@ -265,14 +267,13 @@ void Replica::finish_step(TimeNs now) {
   for (const StepItem& item : plan.items()) {
     if (item.canceled || item.kind == StepItemKind::kPadding) continue;
     Request& r = request(item.request);
-    r.in_flight_tokens -= item.num_tokens;
+    if (queued_) r.in_flight_tokens -= static_cast<std::int32_t>(item.num_tokens);
     if (item.kind == StepItemKind::kPrefill) {
       KVSIM_ASSERT(r.state == RequestState::kPrefill, "a prefill item's request is in prefill");
       r.computed += item.num_tokens;
       KVSIM_ASSERT(r.computed <= r.prefill_target && r.computed <= r.kv_tokens,
                    "prefill stays within its target and its room");
       if (r.computed < r.prefill_target) continue;
-      KVSIM_ASSERT(r.in_flight_tokens == 0, "no chunk is scheduled past the prompt");
       r.state = RequestState::kDecode;
     } else {
       KVSIM_ASSERT(r.state == RequestState::kDecode, "a decode item's request is decoding");
@@ -285,7 +286,10 @@ void Replica::finish_step(TimeNs now) {
                    r.state == RequestState::kTransferring;
   }
   flush_token_gaps();
-  if (!any_finished) return;
+  if (any_finished) release_finished();
+}
+
+void Replica::release_finished() {
   const bool keep = scheduler_->keeps_finished();
   // Releases after the running list no longer refers to them.
   std::size_t kept = 0;
@@ -499,7 +503,7 @@ RequestPool::Slot Replica::preempt_newest() {
     if (const auto bytes = allocator_->swap_out(r.id)) {
       // kv_tokens stays: the room it needs back on the GPU.
       r.swap_bytes = *bytes;
-      plan().swap_out_bytes += *bytes;
+      plan_->swap_out_bytes += *bytes;
       m.swap_out_bytes += *bytes;
       ++m.preemptions_swap;
       r.state = RequestState::kSwapped;
@@ -550,21 +554,20 @@ void Replica::plan_prefill(RequestPool::Slot slot, std::int64_t num_tokens) {
   const std::int64_t context = r.computed + r.in_flight_tokens;
   KVSIM_ASSERT(num_tokens >= 1 && context + num_tokens <= r.kv_tokens,
                "a prefill chunk fits in the room taken for it");
-  plan().add(slot, StepItemKind::kPrefill, num_tokens, context);
-  r.in_flight_tokens += num_tokens;
+  if (queued_) r.in_flight_tokens += static_cast<std::int32_t>(num_tokens);
+  plan_->add(slot, StepItemKind::kPrefill, num_tokens, context);
 }
 
 void Replica::plan_decode(RequestPool::Slot slot) {
   Request& r = request(slot);
-  KVSIM_ASSERT(
-      r.state == RequestState::kDecode && r.in_flight_tokens == 0 && r.computed + 1 <= r.kv_tokens,
-      "a decode has its last token and room for the next");
-  plan().add(slot, StepItemKind::kDecode, 1, r.computed);
-  r.in_flight_tokens = 1;
+  KVSIM_ASSERT(r.state == RequestState::kDecode && r.computed + 1 <= r.kv_tokens,
+               "a decode has its last token and room for the next");
+  if (queued_) r.in_flight_tokens = 1;
+  plan_->add(slot, StepItemKind::kDecode, 1, r.computed);
 }
 
 void Replica::plan_padding(RequestPool::Slot slot) {
-  plan().add(slot, StepItemKind::kPadding, 1, request(slot).computed);
+  plan_->add(slot, StepItemKind::kPadding, 1, request(slot).computed);
 }
 
 }  // namespace kvsim::sim

@@ -197,7 +197,7 @@ class Replica {
     for (RequestPool::Slot s : transferring_) fn(s);
   }
   // The plan being formed (the one start_step formed last, once it returns).
-  StepPlan& plan() { return plans_[current_]; }
+  StepPlan& plan() { return *plan_; }
   // Nothing on the GPU: no running, swapping-in or held request.
   bool holds_nothing() const;
   // Preemptions made during the current scheduling pass.
@@ -255,6 +255,9 @@ class Replica {
   // Queues the admitted `slot`'s load from the CPU offload tier on the PCIe link.
   void start_load(RequestPool::Slot slot);
   void produce_token(RequestPool::Slot slot, TimeNs now);
+  // After a step: the finished requests (and a prefill-only replica's handed-off ones) leave the
+  // running list, then each releases its KV (or is held) and ends, in running order.
+  void release_finished();
   // Inter-token gaps of one step go to the ITL histogram in runs of equal length.
   void note_token_gap(TimeNs gap_ns);
   void flush_token_gaps();
@@ -293,7 +296,8 @@ class Replica {
   std::vector<StepPlan> plans_;
   std::size_t front_ = 0;
   std::size_t in_flight_ = 0;
-  std::size_t current_ = 0;
+  StepPlan* plan_ = nullptr;  // plans_' current
+  bool queued_ = false;       // a batch queue: requests count their tokens in flight
   bool busy_ = false;
   TimeNs step_start_ns_ = 0;      // when the step in flight (or the last one) started
   TimeNs last_step_end_ns_ = -1;  // when the last step ended

@@ -63,16 +63,17 @@ struct Request {
   std::int64_t generated = 0;       // output tokens produced so far
   std::int64_t prefill_target = 0;  // tokens to compute before the next sample (prompt + generated)
   std::int64_t computed = 0;        // tokens whose KV has been computed (or found in the cache)
-  // vLLM V1's batch queue (pipeline parallelism): tokens scheduled in batches still in flight,
-  // computed when those end (computed + in_flight_tokens <= kv_tokens). Always 0 otherwise.
-  std::int64_t in_flight_tokens = 0;
-  std::int64_t kv_tokens = 0;  // tokens the request holds room for (>= computed)
+  std::int64_t kv_tokens = 0;       // tokens the request holds room for (>= computed)
   // Of kv_tokens, those the allocator has been told of; the rest are deferred (room it already
   // holds in place, Allocator::in_place_room), up to kv_in_place_end.
   std::int64_t kv_in_allocator = 0;
   std::int64_t kv_in_place_end = 0;
   std::int64_t cached_tokens = 0;  // prefix-cache hits over all admissions
   std::int32_t num_preemptions = 0;
+  // vLLM V1's batch queue (pipeline parallelism): tokens scheduled in steps still in flight,
+  // computed when those end (computed + in_flight_tokens <= kv_tokens; at most a prompt, so 32
+  // bits, which keeps the struct at three cache lines). Always 0 otherwise.
+  std::int32_t in_flight_tokens = 0;
   Bytes swap_bytes = 0;  // kSwapped, kSwappingIn: bytes the last swap moved
   // Disaggregated serving: leading tokens whose KV came from the prefill instance, present when
   // a decode instance admits it (consumed by that admission; lost on recompute).
