@@ -132,7 +132,8 @@ class Simulator final : public RequestSink {
     std::size_t group_first(std::size_t group) const {
       return first + group * static_cast<std::size_t>(engines);
     }
-    // Virtual engines per data-parallel rank (its pipeline stages, else 1): they share its GPUs.
+    // Virtual engines per data-parallel rank (vLLM V0: its pipeline stages; else 1): they share its
+    // GPUs.
     std::int64_t rank_engines() const { return engines / dp; }
   };
   EnginePool& pool_of(std::size_t engine) { return engine < first_decode() ? prefill_ : decode_; }

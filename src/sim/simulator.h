@@ -35,8 +35,10 @@ struct SimSetup {
   // Step times, shared by every replica. Must outlive the run.
   const cost::CostModel* cost_model = nullptr;
   // Pipeline parallelism (pp > 1): the same model as cost_model, by stage. Each replica (each
-  // data-parallel rank of it) then runs one virtual engine per stage (vLLM V0's virtual engines:
-  // own scheduler, 1/pp of the KV blocks) whose steps share the stages (sim/pipeline_clock.h).
+  // data-parallel rank of it) books its steps on the stages (sim/pipeline_clock.h): with the
+  // vllm-v1 scheduler one engine whose batch queue holds pp steps in flight (vLLM V1), else one
+  // virtual engine per stage (vLLM V0: own scheduler, 1/pp of the KV blocks) sharing them
+  // (sim::pipeline_virtual_engines). The allocators must be sized to match (BuiltDeployment).
   // Null: one engine per replica (per rank).
   const cost::PipelineCostModel* pipeline = nullptr;
   // Data parallelism (vLLM's --data-parallel-size): each replica runs `size` engines, one per
@@ -46,8 +48,8 @@ struct SimSetup {
   // ranks step together: a step starts on all of them at once, each padded to the most tokens
   // any rank runs (vLLM's DP padding), an idle rank running a one-token dummy batch, and lasts as
   // long as the slowest rank's, priced with StepBatch::moe_group_tokens. With `pipeline` (not in
-  // lockstep), each rank has its own stages and virtual engines; the balancer picks the rank by
-  // its engines' summed score, then the rank's engine as above.
+  // lockstep), each rank has its own stages (and virtual engines, vLLM V0: the balancer picks the
+  // rank by its engines' summed score, then the rank's engine as above).
   struct DataParallel {
     std::int64_t size = 1;
     bool lockstep = false;
