@@ -1,4 +1,6 @@
 // run/run.cpp: one run of a resolved scenario with typed results.
+#include <string>
+
 #include <catch2/catch.hpp>
 
 #include "common/error.h"
@@ -24,6 +26,13 @@ kvsim::run::ResolvedScenario resolve_yaml(const std::string& yaml) {
 
 kvsim::run::RunResult run_yaml(const std::string& yaml) {
   return kvsim::run::run(resolve_yaml(yaml), nullptr);
+}
+
+// A scenario's workload line: `n` requests of `prompt` + `output` tokens within n ms.
+std::string burst(int n, int prompt, int output) {
+  return "workload: {synthetic: {rate: 1000, num_requests: " + std::to_string(n) +
+         ", prompt_tokens: " + std::to_string(prompt) +
+         ", output_tokens: " + std::to_string(output) + "}}\n";
 }
 
 }  // namespace
@@ -63,9 +72,8 @@ TEST_CASE(
 TEST_CASE("A gated DeltaNet hybrid runs with its state pages in the KV pool", "[run][hybrid]") {
   const std::string yaml = "model: " + kvsim::test::source_dir() +
                            "/tests/config/data/hf/qwen3-next-80b-a3b.json\n"
-                           "gpu: h100-sxm\ntensor_parallel_size: 4\ncost_model: roofline\n"
-                           "workload: {synthetic: {rate: 1000, num_requests: 64, "
-                           "prompt_tokens: 100, output_tokens: 50}}\n";
+                           "gpu: h100-sxm\ntensor_parallel_size: 4\ncost_model: roofline\n" +
+                           burst(64, 100, 50);
   const kvsim::run::RunResult out = run_yaml(yaml);
   CHECK(out.result.metrics.completed == 64);
   // All 64 run at once (they arrive within 64 ms): each holds three 3,342,336-byte state pages
@@ -77,8 +85,8 @@ TEST_CASE("A pipelined replica's largest batch sums its engines', as its mean do
   // vLLM V0's virtual engines.
   const std::string yaml =
       "model: llama-3-8b\ngpu: h100-sxm\npipeline_parallel_size: 2\ncost_model: roofline\n"
-      "engine: v0\nworkload: {synthetic: {rate: 1000, num_requests: 64, prompt_tokens: 100, "
-      "output_tokens: 200}}\n";
+      "engine: v0\n" +
+      burst(64, 100, 200);
   const kvsim::run::RunResult out = run_yaml(yaml);
   CHECK(out.result.metrics.completed == 64);
   // The 64 requests run at once, 32 on each virtual engine: the replica's batch is 64.
@@ -91,9 +99,8 @@ TEST_CASE("Data-parallel ranks with stages: a replica's batch is its largest ran
           "[run][pp][dp]") {
   const std::string yaml =
       "model: llama-3-8b\ngpu: h100-sxm\npipeline_parallel_size: 2\ndata_parallel_size: 2\n"
-      "cost_model: roofline\n"
-      "workload: {synthetic: {rate: 1000, num_requests: 64, prompt_tokens: 100, "
-      "output_tokens: 200}}\n";
+      "cost_model: roofline\n" +
+      burst(64, 100, 200);
   CHECK(resolve_yaml(yaml).deployment.gpus_per_replica() == 4);
   const kvsim::run::RunResult out = run_yaml(yaml);
   CHECK(out.result.metrics.completed == 64);
@@ -121,9 +128,8 @@ TEST_CASE("vLLM V1 with stages: one scheduler over the whole cache starts what V
   const std::string yaml =
       "model: llama-3-70b\ngpu: a100-40gb\ntensor_parallel_size: 4\npipeline_parallel_size: 2\n"
       "gpus_per_node: 4\ninternode_bandwidth_gb_s: 0.75\ngpu_memory_utilization: 0.44\n"
-      "cost_model: roofline\nengine: v1\n"
-      "workload: {synthetic: {rate: 1000, num_requests: 16, prompt_tokens: 100, "
-      "output_tokens: 50}}\n";
+      "cost_model: roofline\nengine: v1\n" +
+      burst(16, 100, 50);
   const kvsim::run::RunResult out = run_yaml(yaml);
   CHECK(out.result.metrics.completed == 16);
   CHECK(out.result.capacity_slots >= 8192);

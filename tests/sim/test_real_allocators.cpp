@@ -54,6 +54,16 @@ memory::AllocatorOptions slots(memory::AllocatorKind kind, std::int64_t capacity
   return a;
 }
 
+// Paged, blocks of 8 tokens, prefix caching on, a CPU offload tier of `cpu_offload_bytes`
+// (none: 0).
+memory::AllocatorOptions cached_paged(std::int64_t capacity_slots, Bytes cpu_offload_bytes) {
+  memory::AllocatorOptions a = slots(memory::AllocatorKind::kPaged, capacity_slots);
+  a.block_size = 8;
+  a.enable_prefix_caching = true;
+  a.cpu_offload_bytes = cpu_offload_bytes;
+  return a;
+}
+
 // Content ids per `block_tokens` prompt tokens: the first `shared_blocks` blocks are the same in
 // every request (a common system prompt), the rest random.
 void share_prefixes(std::vector<trace::RequestSpec>& specs, std::int64_t block_tokens,
@@ -464,12 +474,8 @@ TEST_CASE("KV offload keeps the invariants over many seeds", "[sim]") {
       opts.block_size = 8;
       opts.kv_offload_bytes = static_cast<Bytes>(rng.uniform_int(1, 200)) * 8 * 1000;
       opts.kv_offload_bandwidth_bytes_per_s = seed % 3 == 0 ? 0.0 : 1e9;
-      memory::AllocatorOptions alloc =
-          slots(memory::AllocatorKind::kPaged, rng.uniform_int(400, 1500));
-      alloc.block_size = 8;
-      alloc.watermark = 0;
-      alloc.enable_prefix_caching = true;
-      alloc.cpu_offload_bytes = opts.kv_offload_bytes;
+      const memory::AllocatorOptions alloc =
+          cached_paged(rng.uniform_int(400, 1500), opts.kv_offload_bytes);
       FixedCostModel cost;
       cost.per_step_ns = rng.uniform_int(100, 3000) * 1000;
       cost.per_prefill_token_ns = rng.uniform_int(0, 20) * 1000;
@@ -519,11 +525,8 @@ TEST_CASE("vLLM V1's batch queue over pipeline stages keeps the invariants with 
     opts.block_size = 8;
     opts.kv_offload_bytes = seed % 3 == 0 ? 0 : static_cast<Bytes>(rng.uniform_int(1, 200)) * 8000;
     memory::AllocatorOptions alloc =
-        slots(memory::AllocatorKind::kPaged, rng.uniform_int(400, 1500));
-    alloc.block_size = 8;
+        cached_paged(rng.uniform_int(400, 1500), opts.kv_offload_bytes);
     alloc.max_seq_len = 360;
-    alloc.enable_prefix_caching = true;
-    alloc.cpu_offload_bytes = opts.kv_offload_bytes;
     std::vector<std::unique_ptr<cost::CostModel>> stages;
     std::vector<cost::StageTransfer> links;
     for (int s = 0; s < 3; ++s) {
