@@ -151,7 +151,6 @@ class Replica {
   // No step can start now: the batch queue is full (one step in flight without a queue), or the
   // engine waits for its oldest step to end.
   bool busy() const { return busy_; }
-  std::int64_t steps_in_flight() const { return static_cast<std::int64_t>(in_flight_); }
   // The swap-out copy the step in flight waited for before computing (0 without one).
   TimeNs step_swap_out_ns() const { return step_swap_out_ns_; }
   std::uint32_t index() const { return index_; }
